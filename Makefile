@@ -1,0 +1,29 @@
+# Thin wrapper over CMake. `make bench` and `make test` each install what is
+# missing, build, and run.
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+# Open MPI refuses root without these; the scripts and tests run as root in CI.
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+.PHONY: all deps build test bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	bash bench/sweep.sh
+
+clean:
+	rm -rf $(BUILD)

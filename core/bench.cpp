@@ -1,0 +1,204 @@
+#include "bench.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <numeric>
+
+#include "device.hpp"
+#include "errors.hpp"
+
+#ifndef COMMLAB_VERSION
+#define COMMLAB_VERSION "unknown"
+#endif
+
+namespace commlab {
+
+namespace {
+
+std::string mpi_version() {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  MPI_Get_library_version(v, &n);
+  std::string s(v, n);
+  return s.substr(0, s.find_first_of(",\n"));
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+constexpr const char* kTableHead =
+    "{:>7} {:>4} {:>11} {:>12}  {:<14} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
+    "{:>5} {:>6} {:<5}\n";
+
+}  // namespace
+
+void print_in_rank_order(MPI_Comm comm, const std::string& line) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int len = static_cast<int>(line.size());
+  std::vector<int> lens(size), displs(size);
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) displs[r] = total, total += lens[r];
+  std::vector<char> all(rank == 0 ? total : 0);
+  MPI_Gatherv(line.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0,
+              comm);
+  if (rank != 0) return;
+  for (int r = 0; r < size; ++r)
+    fmt::print("{}\n", std::string_view(all.data() + displs[r], lens[r]));
+  std::fflush(stdout);
+}
+
+Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
+  std::string error;
+  if (opts.root >= comm.size())
+    error = fmt::format("-r {}: root must be below the number of ranks, {}", opts.root,
+                        comm.size());
+  else if (opts.device == Device::cuda)
+    error = cuda_unavailable_reason();
+  agree_or_exit(comm.mpi(), error);
+  if (comm.rank() == 0 && !opts.csv.empty()) {
+    try {
+      csv_ = CsvFile(opts.csv);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  agree_or_exit(comm.mpi(), error);
+
+  info_ = {opts.program, name(opts.device), hostname(), utc_now(), mpi_version(),
+           COMMLAB_VERSION, comm.size(), opts.root, opts.iters, opts.warmup, opts.in_place};
+  if (comm.rank() != 0) return;
+  fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
+             opts.program, comm.size(), info_.device, opts.root, opts.in_place ? "yes" : "no",
+             opts.iters, opts.warmup, opts.check ? "on" : "off");
+  fmt::print("# {} on {}, {}, commlab {}\n", info_.mpi_version, info_.host, info_.date,
+             info_.commlab_version);
+  fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us",
+             "min_us", "max_us", "algbw", "busbw", "sent_max_B", "model_B", "steps", "#wrong",
+             "check");
+  std::fflush(stdout);
+}
+
+void Runner::show_buffers(const char* when, const Buffer* b) {
+  if (!b) return;
+  if (comm_.rank() == 0) fmt::print("  {}:\n", when);
+  std::fflush(stdout);
+  print_in_rank_order(comm_.mpi(), fmt::format("    rank {}: {}", comm_.rank(), b->format()));
+}
+
+void Runner::show_schedule() {
+  auto trace = comm_.gather_trace();
+  if (comm_.rank() != 0) return;
+  fmt::print("  schedule ({} messages):\n", trace.size());
+  for (const TraceEntry& e : trace) {
+    std::string what = e.chunk == kWholeBuffer ? "whole buffer" : fmt::format("chunk {}", e.chunk);
+    fmt::print("    step {}: rank {} sends {} ({} B) to rank {}\n", e.step, e.from, what,
+               e.bytes, e.to);
+  }
+}
+
+Row Runner::measure(const Shape& shape, const Case& c) {
+  Row row;
+  row.run = &info_;
+  row.algorithm = c.algorithm;
+  row.impl = c.impl;
+  row.dtype = name(shape.dtype);
+  row.op = name(shape.op);
+  row.count = shape.count;
+  row.bytes = shape.count * element_size(shape.dtype);
+  row.model = c.model;
+  row.taught_formula = c.taught_formula;
+  row.taught_T_B = c.taught_T_B;
+
+  // 1. One run, traffic counted and the result checked.
+  const bool show = opts_.show && c.output;
+  if (show && comm_.rank() == 0)
+    fmt::print("\n{} ({}), {} {} x {}:\n", c.algorithm, c.impl, row.dtype, row.op, shape.count);
+  c.prepare();
+  if (show) show_buffers("before", c.input);
+  comm_.reset_counts();
+  comm_.set_tracing(show);
+  MPI_Barrier(comm_.mpi());
+  c.run();
+  comm_.set_tracing(false);
+  if (show) {
+    if (c.model) show_schedule();
+    show_buffers("after", c.output);
+  }
+  if (c.model) {
+    row.counted = comm_.gather_counts();
+    row.traffic = row.counted->same_counts(*c.model) ? "exact" : "DIFFERS";
+  }
+  row.check = "off";
+  if (opts_.check) {
+    Verdict v = c.check();
+    uint64_t local[2] = {v.wrong, v.diff_vs_lib.value_or(0)}, sum[2];
+    MPI_Allreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, comm_.mpi());
+    row.wrong = sum[0];
+    if (v.diff_vs_lib) row.diff_vs_lib = sum[1];
+    row.note = first_text(comm_.mpi(), v.note);
+    row.check = sum[0] == 0 && sum[1] == 0 ? "ok" : "FAIL";
+  }
+  if (row.traffic == "DIFFERS") row.check = "FAIL";
+  failed_ |= row.check == "FAIL";
+
+  // 2. Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
+  for (int i = 0; i < opts_.warmup; ++i) {
+    c.prepare();
+    MPI_Barrier(comm_.mpi());
+    c.run();
+  }
+  std::vector<double> mine(opts_.iters), slowest(opts_.iters);
+  for (int i = 0; i < opts_.iters; ++i) {
+    c.prepare();
+    MPI_Barrier(comm_.mpi());
+    double t0 = MPI_Wtime();
+    c.run();
+    mine[i] = (MPI_Wtime() - t0) * 1e6;
+  }
+  MPI_Allreduce(mine.data(), slowest.data(), opts_.iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
+  std::sort(slowest.begin(), slowest.end());
+  const size_t n = slowest.size();
+  row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;
+  row.t_min_us = slowest.front();
+  row.t_max_us = slowest.back();
+  row.t_median_us = n % 2 ? slowest[n / 2] : (slowest[n / 2 - 1] + slowest[n / 2]) / 2;
+  row.algbw_GBps = row.t_avg_us > 0 ? row.bytes / row.t_avg_us / 1e3 : 0;
+  row.busbw_GBps = row.algbw_GBps * shape.busbw_factor;
+  return row;
+}
+
+void Runner::emit(const std::vector<Row>& rows) {
+  if (comm_.rank() != 0) return;
+  for (const Row& r : rows) {
+    std::string wrong = r.wrong ? fmt::format("{}", *r.wrong + r.diff_vs_lib.value_or(0)) : "-";
+    fmt::print(kTableHead, r.dtype, r.op, r.count, r.bytes, r.algorithm, r.impl,
+               fmt::format("{:.2f}", r.t_avg_us), fmt::format("{:.2f}", r.t_min_us),
+               fmt::format("{:.2f}", r.t_max_us), fmt::format("{:.3f}", r.algbw_GBps),
+               fmt::format("{:.3f}", r.busbw_GBps),
+               r.counted ? fmt::format("{}", r.counted->sent_max_rank_B) : "-",
+               r.model ? fmt::format("{}", r.model->sent_max_rank_B) : "-",
+               r.counted ? fmt::format("{}", r.counted->steps) : "-", wrong, r.check);
+    if (!r.note.empty()) fmt::print("#   {} {}: {}\n", r.algorithm, r.impl, r.note);
+  }
+  std::fflush(stdout);
+  csv_.append(rows);
+}
+
+}  // namespace commlab

@@ -1,0 +1,70 @@
+// The measurement loop every program shares: check once (counting traffic),
+// warm up, time, and turn it into rows for the table and the CSV.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "buffer.hpp"
+#include "comm.hpp"
+#include "options.hpp"
+#include "results.hpp"
+
+namespace commlab {
+
+// This rank's view of one checked run.
+struct Verdict {
+  uint64_t wrong = 0;                     // elements differing from the exact result
+  std::optional<uint64_t> diff_vs_lib;    // elements differing from the library's result
+  std::string note;                       // the first mismatch, if any
+};
+
+// One implementation measured on one shape: a hand-written algorithm or a library call.
+struct Case {
+  std::string algorithm;  // e.g. ring, or the library function
+  std::string impl;       // hand | mpi | nccl
+  std::function<void()> prepare;   // restore inputs before each run (untimed)
+  std::function<void()> run;       // the timed operation
+  std::function<Verdict()> check;  // after one run
+  std::optional<Traffic> model;    // hand-written only: traffic counted and compared to it
+  std::string taught_formula;
+  double taught_T_B = 0;
+  const Buffer* input = nullptr;   // what --show prints before and after
+  const Buffer* output = nullptr;
+};
+
+struct Shape {
+  DType dtype;
+  Op op;
+  size_t count;
+  double busbw_factor;  // nccl-tests: busbw = algbw x this
+};
+
+class Runner {
+ public:
+  // Validates what needs the communicator (root, device, CSV) on every rank,
+  // exiting 2 everywhere on bad input, and prints the table heading.
+  Runner(Comm& comm, const Options& opts);
+
+  Row measure(const Shape& shape, const Case& c);
+  // Prints rows on rank 0 and appends them to the CSV.
+  void emit(const std::vector<Row>& rows);
+  // 0 when every check passed, kExitWrong otherwise (same on every rank).
+  int exit_code() const { return failed_ ? 1 : 0; }
+
+ private:
+  void show_buffers(const char* when, const Buffer* b);
+  void show_schedule();
+
+  Comm& comm_;
+  const Options& opts_;
+  RunInfo info_;
+  CsvFile csv_;
+  bool failed_ = false;
+};
+
+// Each rank's line, printed by rank 0 in rank order (collective).
+void print_in_rank_order(MPI_Comm comm, const std::string& line);
+
+}  // namespace commlab

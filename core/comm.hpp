@@ -1,0 +1,62 @@
+// Point-to-point over MPI, counted. Every hand-written algorithm talks only
+// through this class, so every byte and message it puts on the wire is seen.
+// Each call names the schedule step it belongs to (and the chunk it carries),
+// which is what --show prints and how steps are counted.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "traffic.hpp"
+
+namespace commlab {
+
+constexpr int kWholeBuffer = -1;
+
+struct Step {
+  int index;                 // round of the schedule, from 0
+  int chunk = kWholeBuffer;  // which chunk the message carries, for --show
+};
+
+// One message, as --show lists it.
+struct TraceEntry {
+  int step, from, to, chunk;
+  uint64_t bytes;
+};
+
+class Comm {
+ public:
+  explicit Comm(MPI_Comm comm);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm mpi() const { return comm_; }
+
+  void send(int to, const void* buf, size_t bytes, Step step);
+  void recv(int from, void* buf, size_t bytes, Step step);
+  // Both at once, so a ring of blocking neighbours cannot deadlock at any size.
+  void sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
+                Step step);
+
+  // Counting: start a fresh count, then gather every rank's into one Traffic
+  // (collective). Tracing keeps each message for --show.
+  void reset_counts();
+  Traffic gather_counts() const;
+  void set_tracing(bool on) { tracing_ = on; }  // reset_counts() clears the trace
+  std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on rank 0
+
+ private:
+  void count_send(int to, size_t bytes, Step step);
+  void count_recv(size_t bytes);
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
+  int64_t last_step_ = -1;
+  bool tracing_ = false;
+  std::vector<TraceEntry> trace_;
+};
+
+}  // namespace commlab

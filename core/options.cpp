@@ -1,0 +1,132 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cctype>
+#include <sstream>
+
+#include "errors.hpp"
+
+namespace commlab {
+
+std::string name(Device d) { return d == Device::host ? "host" : "cuda"; }
+
+size_t parse_size(const std::string& text) {
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw 0;
+    v = std::stoull(text, &pos);
+  } catch (...) {
+    throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
+  }
+  std::string suffix = text.substr(pos);
+  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
+                                 : suffix == "M" || suffix == "m" ? 20
+                                 : suffix == "G" || suffix == "g" ? 30 : -1;
+  if (shift < 0 || v > (~0ull >> (shift + 1)))
+    throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
+  return static_cast<size_t>(v) << shift;
+}
+
+std::vector<size_t> size_range(size_t lo, size_t hi, double factor) {
+  if (lo > hi) throw UsageError("-m MIN:MAX needs MIN <= MAX");
+  if (!(factor > 1)) throw UsageError("-f step factor must be greater than 1");
+  std::vector<size_t> v;
+  for (double s = static_cast<double>(lo);; s *= factor) {
+    // From 0 the next size is 1, so a range starting at 0 still grows.
+    size_t b = static_cast<size_t>(s);
+    if (b > hi) break;
+    if (v.empty() || b != v.back()) v.push_back(b);
+    if (s == 0) s = 1.0 / factor;
+  }
+  return v;
+}
+
+std::vector<size_t> Options::counts_for(DType t) const {
+  if (!counts.empty()) return counts;
+  std::vector<size_t> v;
+  for (size_t b : sizes_B) {
+    size_t c = b / element_size(t);
+    if (v.empty() || c != v.back()) v.push_back(c);
+  }
+  return v;
+}
+
+namespace {
+template <class T, class ParseOne>
+std::vector<T> parse_list(const std::string& text, const std::vector<T>& all, ParseOne parse) {
+  if (text == "all") return all;
+  std::vector<T> v;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) v.push_back(parse(item));
+  if (v.empty()) return all;
+  return v;
+}
+}  // namespace
+
+Parsed parse_options(int argc, char** argv, const std::string& program,
+                     const std::string& description) {
+  Parsed out;
+  Options& o = out.opts;
+  o.program = program;
+  CLI::App app(description, program);
+  app.get_formatter()->column_width(28);
+  std::string sizes = "4:16M", counts, device = "host", dtypes = "float32", ops = "sum",
+              check = "on";
+  app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
+      ->capture_default_str();
+  app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
+  app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
+      ->capture_default_str();
+  app.add_option("-i,--iterations", o.iters, "timed iterations per size")
+      ->capture_default_str();
+  app.add_option("-x,--warmup", o.warmup, "untimed iterations first")->capture_default_str();
+  app.add_option("-d,--device", device, "buffers on: host or cuda")->capture_default_str();
+  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64 or all")
+      ->capture_default_str();
+  app.add_option("-o,--op", ops, "sum,prod,max,min or all")->capture_default_str();
+  app.add_option("-r,--root", o.root, "root rank of rooted operations")->capture_default_str();
+  app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");
+  app.add_option("-c,--check", check, "compare every result: on or off")->capture_default_str();
+  app.add_option("--csv", o.csv, "append one row per measurement to FILE");
+  app.add_flag("--show", o.show, "print buffers before/after and the schedule (small sizes)");
+  out.help = app.help();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out.run = false;
+    return out;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+
+  if (!counts.empty()) {
+    o.counts = parse_list<size_t>(counts, {}, [](const std::string& s) {
+      size_t pos = 0;
+      try {
+        size_t c = std::stoull(s, &pos);
+        if (pos == s.size() && std::isdigit(static_cast<unsigned char>(s[0]))) return c;
+      } catch (...) {
+      }
+      throw UsageError("bad count '" + s + "' in -n (use whole numbers, comma separated)");
+    });
+  }
+  auto colon = sizes.find(':');
+  size_t lo = parse_size(sizes.substr(0, colon));
+  size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
+  o.sizes_B = size_range(lo, hi, o.factor);
+  if (o.iters < 1) throw UsageError("-i iterations must be at least 1");
+  if (o.warmup < 0) throw UsageError("-x warmup must be 0 or more");
+  if (device != "host" && device != "cuda")
+    throw UsageError("unknown device '" + device + "' (use host or cuda)");
+  o.device = device == "host" ? Device::host : Device::cuda;
+  o.dtypes = parse_list(dtypes, all_dtypes(), parse_dtype);
+  o.ops = parse_list(ops, all_ops(), parse_op);
+  if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");
+  o.check = check == "on";
+  if (o.root < 0) throw UsageError("-r root must be 0 or more");
+  return out;
+}
+
+}  // namespace commlab

@@ -1,0 +1,48 @@
+// The flags every commlab program accepts, named after the OSU micro-benchmarks.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "types.hpp"
+
+namespace commlab {
+
+enum class Device { host, cuda };
+std::string name(Device d);
+
+struct Options {
+  std::string program;
+  std::vector<size_t> sizes_B;   // from -m MIN:MAX and -f, in bytes
+  std::vector<size_t> counts;    // from -n: element counts, used instead of -m
+  double factor = 2;
+  int iters = 20;
+  int warmup = 5;
+  Device device = Device::host;
+  std::vector<DType> dtypes{DType::float32};
+  std::vector<Op> ops{Op::sum};
+  int root = 0;
+  bool in_place = false;
+  bool check = true;
+  std::string csv;
+  bool show = false;
+
+  // Element counts to run for one dtype: -n as given, else -m sizes / element size.
+  std::vector<size_t> counts_for(DType t) const;
+};
+
+// Parses argv. --help prints usage and returns nullopt-like `false` in `run`.
+// Bad input throws UsageError with a one-line message.
+struct Parsed {
+  Options opts;
+  bool run = true;  // false after --help
+  std::string help;
+};
+Parsed parse_options(int argc, char** argv, const std::string& program,
+                     const std::string& description);
+
+// "4K" -> 4096, "16M", "1G", plain bytes. Throws UsageError.
+size_t parse_size(const std::string& s);
+std::vector<size_t> size_range(size_t min_B, size_t max_B, double factor);
+
+}  // namespace commlab

@@ -1,0 +1,57 @@
+// One measured row, its CSV schema (stable: documented in README.md) and the
+// append-only writer. A row is formatted whole and written with one write(2),
+// so an interrupted run never leaves half a row behind.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "traffic.hpp"
+
+namespace commlab {
+
+struct RunInfo {  // the same for every row of one run
+  std::string program, device, host, date, mpi_version, commlab_version;
+  int P = 1, root = 0, iters = 0, warmup = 0;
+  bool in_place = false;
+};
+
+struct Row {
+  const RunInfo* run = nullptr;
+  std::string algorithm, impl, dtype, op;
+  uint64_t count = 0, bytes = 0;
+  double t_avg_us = 0, t_min_us = 0, t_max_us = 0, t_median_us = 0;
+  double algbw_GBps = 0, busbw_GBps = 0;
+  std::optional<Traffic> counted, model;
+  std::string taught_formula;
+  double taught_T_B = 0;
+  std::optional<uint64_t> wrong, diff_vs_lib;
+  std::string traffic;  // exact | DIFFERS | empty for library rows
+  std::string check;    // ok | FAIL | off
+  std::string note;     // first mismatch, or why something was skipped
+};
+
+const std::vector<std::string>& csv_columns();
+std::string csv_header();
+std::string csv_line(const Row& r);
+
+// Opens FILE for appending (creating it with the header), or throws
+// UsageError when it cannot be written or holds a different header.
+class CsvFile {
+ public:
+  CsvFile() = default;
+  explicit CsvFile(const std::string& path);
+  ~CsvFile();
+  CsvFile(const CsvFile&) = delete;
+  CsvFile& operator=(CsvFile&& o) noexcept;
+  bool is_open() const { return fd_ >= 0; }
+  void append(const std::vector<Row>& rows);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool need_header_ = false;
+};
+
+}  // namespace commlab

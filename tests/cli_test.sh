@@ -1,0 +1,78 @@
+#!/bin/bash
+# What a user sees: --help, --show (brief.md's known vector), CSV appends,
+# and bad input: one line, exit status 2 on every rank, no hang, no CSV row.
+set -u
+BIN=$1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); echo "ok   $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1"; [ -f "$TMP/err" ] && sed 's/^/     | /' "$TMP/err" | head -5; }
+run()  { timeout 60 mpirun -q --oversubscribe -np "$@" >"$TMP/out" 2>"$TMP/err"; }
+
+# --help: usage on stdout, exit 0.
+run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
+  && [ "$(grep -c 'Usage' "$TMP/out")" = 1 ] && ok "--help prints usage once" || fail "--help"
+
+# --show at P=4: every rank holds r before and 0+1+2+3 = 6 after (brief.md),
+# and the ring's schedule names its first step.
+run 4 "$BIN/allreduce_ring" -n 4 --show -i 1 -x 0
+if grep -q "rank 2: \[2 2 2 2\]" "$TMP/out" && grep -q "rank 3: \[6 6 6 6\]" "$TMP/out" \
+   && grep -q "step 0: rank 0 sends chunk 0 (4 B) to rank 1" "$TMP/out" \
+   && grep -q "step 5: rank 3 sends chunk 2 (4 B) to rank 0" "$TMP/out"; then
+  ok "--show ring P=4: [r r r r] -> [6 6 6 6] with its schedule"
+else fail "--show ring"; sed 's/^/     | /' "$TMP/out" | head -30; fi
+run 4 "$BIN/allreduce_tree" -n 2 --show -i 1 -x 0 -r 1
+grep -q "rank 0: \[6 6\]" "$TMP/out" && grep -q "step 0: rank 0 sends whole buffer (8 B) to rank 2" "$TMP/out" \
+  && ok "--show tree rooted at 1" || fail "--show tree"
+
+# Buffers are printed in rank order, never interleaved.
+run 5 "$BIN/allreduce_master_worker" -n 3 --show -i 1 -x 0
+order=$(grep -o "^    rank [0-9]" "$TMP/out" | head -5 | tr -d ' \n')
+[ "$order" = "rank0rank1rank2rank3rank4" ] && ok "--show prints ranks in order" || fail "--show order: $order"
+
+# CSV: two runs append to one file with one header; every row has every column.
+csv=$TMP/r.csv
+run 3 "$BIN/allreduce_tree" -n 1,10 -i 2 --csv "$csv" && run 3 "$BIN/allreduce_tree" -n 5 -i 2 --csv "$csv"
+cols=$(head -1 "$csv" | awk -F, '{print NF}')
+if [ "$(grep -c '^program,' "$csv")" = 1 ] && [ "$(wc -l < "$csv")" = 7 ] \
+   && awk -F, -v n="$cols" 'NR > 1 && NF != n { bad = 1 } END { exit bad }' "$csv" \
+   && [ "$(awk -F, 'NR > 1 && $3 == "hand"' "$csv" | grep -c ',exact,ok,')" = 3 ]; then
+  ok "CSV appends: one header, 6 rows of $cols columns"
+else fail "CSV append"; cat "$csv"; fi
+
+# P = 1 without mpirun (singleton) works.
+timeout 60 "$BIN/allreduce_ring" -n 0,1,9 -i 1 >"$TMP/out" 2>"$TMP/err" && [ "$(grep -c ' ok' "$TMP/out")" = 6 ] \
+  && ok "singleton run without mpirun" || fail "singleton"
+
+# Bad input. Each: exit 2, exactly one line on stderr saying error:, no CSV written.
+bad() {  # name, ranks, args...
+  local what=$1 np=$2; shift 2
+  cp "$csv" "$TMP/before.csv"
+  run "$np" "$BIN/allreduce_ring" "$@"
+  local rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^error: " "$TMP/err" \
+     && cmp -s "$csv" "$TMP/before.csv" && [ ! -s "$TMP/out" ]; then
+    ok "bad input, $what: $(cat "$TMP/err")"
+  else
+    fail "bad input, $what (exit $rc)"
+  fi
+}
+bad "unknown flag" 3 --bogus --csv "$csv"
+bad "bad size" 3 -m 12Q --csv "$csv"
+bad "min above max" 2 -m 8K:1K --csv "$csv"
+bad "bad count" 2 -n 4,x --csv "$csv"
+bad "root >= P" 3 -r 3 -n 4 --csv "$csv"
+bad "unknown dtype" 2 -T int8 --csv "$csv"
+bad "unknown op" 2 -o avg --csv "$csv"
+bad "zero iterations" 2 -i 0 --csv "$csv"
+bad "-d cuda without a GPU" 3 -d cuda -n 4 --csv "$csv"
+bad "more memory than the machine" 2 -m 64G --csv "$csv"
+bad "unwritable CSV path" 3 -n 4 --csv /nonexistent-dir/r.csv
+echo "a,b" > "$TMP/other.csv"
+bad "CSV with other columns" 2 -n 4 --csv "$TMP/other.csv"
+[ "$(cat "$TMP/other.csv")" = "a,b" ] && ok "foreign CSV left untouched" || fail "foreign CSV changed"
+
+echo "$passes passed, $fails failed"
+[ $fails = 0 ]
