@@ -1,0 +1,19 @@
+#!/bin/bash
+# Describes the machine a result was measured on, as Markdown, for results/*/machine.md.
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+echo "# Machine"
+echo
+echo "- host: $(hostname)"
+echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "- cpu: ${cpu:-unknown}, $(nproc) cores"
+echo "- memory: $(free -g | awk '/^Mem:/ {print $2}') GiB"
+echo "- os: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+echo "- mpi: $(mpirun --version 2>/dev/null | head -1)"
+echo "- compiler: $(c++ --version | head -1)"
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+else
+  echo "- gpu: none"
+fi
+echo "- commlab: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+echo "- launched: mpirun -np P --oversubscribe --bind-to none (all ranks on this one machine)"
