@@ -20,8 +20,8 @@ struct AllreduceJob {
   void* data;
   size_t count;
   Reduction red;
-  int root;             // the master, or the tree's root
-  Workspace& scratch;   // room for incoming data, reused between runs
+  int root;            // the master, or the tree's root
+  Workspace& scratch;  // room for incoming data, reused between runs
 };
 
 struct AllreduceAlgorithm {

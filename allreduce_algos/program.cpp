@@ -23,8 +23,10 @@ void mpi_allreduce(const void* in, void* out, size_t count, const Reduction& red
   size_t done = 0;
   do {
     int n = static_cast<int>(std::min(piece, count - done));
-    const void* src = in == MPI_IN_PLACE ? MPI_IN_PLACE : static_cast<const char*>(in) + done * esize;
-    MPI_Allreduce(src, static_cast<char*>(out) + done * esize, n, red.mpi_type(), red.mpi_op(), comm);
+    const void* src =
+        in == MPI_IN_PLACE ? MPI_IN_PLACE : static_cast<const char*>(in) + done * esize;
+    MPI_Allreduce(src, static_cast<char*>(out) + done * esize, n, red.mpi_type(), red.mpi_op(),
+                  comm);
     done += n;
   } while (done < count);
 }
@@ -41,8 +43,61 @@ std::string memory_problem(const Options& o, MPI_Comm comm) {
   MPI_Comm_free(&node);
   double need = 4.0 * most * local, have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (need <= 0.9 * have) return "";
-  return fmt::format("{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
-                     double(most) / (1 << 30), need / (1 << 30), local, have / (1 << 30));
+  return fmt::format(
+      "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
+      double(most) / (1 << 30), need / (1 << 30), local, have / (1 << 30));
+}
+
+// The hand-written algorithm and MPI_Allreduce on the same data, one shape.
+std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
+                               const AllreduceAlgorithm& algo, Workspace& scratch, DType dtype,
+                               Op op, size_t count) {
+  const int P = comm.size(), me = comm.rank();
+  const Fill fill = o.show ? Fill::rank : Fill::pattern;
+  const Reduction red{dtype, op};
+  Buffer input(dtype, count), output(dtype, count), lib(dtype, count);
+  input.fill([&](size_t i) { return fill_value(fill, op, me, i, P); });
+  auto exact = [&](size_t i) { return reduced_value(fill, op, i, P); };
+  auto reset = [&](Buffer& b) {
+    return [&] {
+      if (o.in_place) b.copy_from(input);
+    };
+  };
+
+  Case mpi;
+  mpi.algorithm = "MPI_Allreduce";
+  mpi.impl = "mpi";
+  mpi.prepare = reset(lib);
+  mpi.run = [&] {
+    mpi_allreduce(o.in_place ? MPI_IN_PLACE : input.data(), lib.data(), count, red, comm.mpi());
+  };
+  mpi.check = [&] {
+    Mismatch m = compare(lib, exact);
+    return Verdict{m.wrong, std::nullopt, m.first};
+  };
+
+  Case hand;
+  hand.algorithm = algo.name;
+  hand.impl = "hand";
+  hand.prepare = reset(output);
+  hand.run = [&] {
+    if (!o.in_place) output.copy_from(input);
+    algo.run({comm, output.data(), count, red, o.root, scratch});
+  };
+  hand.check = [&] {
+    Mismatch m = compare(output, exact);
+    return Verdict{m.wrong, compare(output, lib).wrong, m.first};
+  };
+  hand.model = algo.model(P, count, red.esize());
+  hand.taught_formula = algo.taught_formula;
+  hand.taught_T_B = algo.taught_T(P, double(count * red.esize()));
+  hand.input = &input;
+  hand.output = &output;
+
+  const Shape shape{dtype, op, count, P > 1 ? 2.0 * (P - 1) / P : 0.0};
+  Row lib_row = runner.measure(shape, mpi);  // first: the hand result is compared with it
+  Row hand_row = runner.measure(shape, hand);
+  return {hand_row, lib_row};
 }
 
 }  // namespace
@@ -71,53 +126,17 @@ int allreduce_main(int argc, char** argv, const std::string& algorithm) {
   agree_or_exit(comm.mpi(), memory_problem(o, comm.mpi()));
   Runner runner(comm, o);
 
-  const int P = comm.size(), me = comm.rank();
-  const Fill fill = o.show ? Fill::rank : Fill::pattern;
   Workspace scratch;
-  for (DType dtype : o.dtypes)
-    for (Op op : o.ops)
-      for (size_t count : o.counts_for(dtype)) {
-        const Reduction red{dtype, op};
-        Buffer input(dtype, count), output(dtype, count), lib(dtype, count);
-        input.fill([&](size_t i) { return fill_value(fill, op, me, i, P); });
-        auto exact = [&](size_t i) { return reduced_value(fill, op, i, P); };
-        auto reset = [&](Buffer& b) { return [&] { if (o.in_place) b.copy_from(input); }; };
-
-        Case mpi;
-        mpi.algorithm = "MPI_Allreduce";
-        mpi.impl = "mpi";
-        mpi.prepare = reset(lib);
-        mpi.run = [&] {
-          mpi_allreduce(o.in_place ? MPI_IN_PLACE : input.data(), lib.data(), count, red, comm.mpi());
-        };
-        mpi.check = [&] {
-          Mismatch m = compare(lib, exact);
-          return Verdict{m.wrong, std::nullopt, m.first};
-        };
-
-        Case hand;
-        hand.algorithm = algo.name;
-        hand.impl = "hand";
-        hand.prepare = reset(output);
-        hand.run = [&] {
-          if (!o.in_place) output.copy_from(input);
-          algo.run({comm, output.data(), count, red, o.root, scratch});
-        };
-        hand.check = [&] {
-          Mismatch m = compare(output, exact);
-          return Verdict{m.wrong, compare(output, lib).wrong, m.first};
-        };
-        hand.model = algo.model(P, count, red.esize());
-        hand.taught_formula = algo.taught_formula;
-        hand.taught_T_B = algo.taught_T(P, double(count * red.esize()));
-        hand.input = &input;
-        hand.output = &output;
-
-        const Shape shape{dtype, op, count, P > 1 ? 2.0 * (P - 1) / P : 0.0};
-        Row lib_row = runner.measure(shape, mpi);  // first: the hand result is compared with it
-        Row hand_row = runner.measure(shape, hand);
-        runner.emit({hand_row, lib_row});
-      }
+  try {
+    for (DType dtype : o.dtypes)
+      for (Op op : o.ops)
+        for (size_t count : o.counts_for(dtype))
+          runner.emit(measure_shape(runner, comm, o, algo, scratch, dtype, op, count));
+  } catch (const std::exception& e) {  // e.g. out of memory on one rank: stop them all
+    fmt::print(stderr, "error: rank {}: {}\n", comm.rank(), e.what());
+    std::fflush(stderr);
+    MPI_Abort(comm.mpi(), kExitWrong);
+  }
   int rc = runner.exit_code();
   MPI_Finalize();
   return rc;

@@ -67,8 +67,8 @@ void print_in_rank_order(MPI_Comm comm, const std::string& line) {
 Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
   std::string error;
   if (opts.root >= comm.size())
-    error = fmt::format("-r {}: root must be below the number of ranks, {}", opts.root,
-                        comm.size());
+    error =
+        fmt::format("-r {}: root must be below the number of ranks, {}", opts.root, comm.size());
   else if (opts.device == Device::cuda)
     error = cuda_unavailable_reason();
   agree_or_exit(comm.mpi(), error);
@@ -81,17 +81,16 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
   }
   agree_or_exit(comm.mpi(), error);
 
-  info_ = {opts.program, name(opts.device), hostname(), utc_now(), mpi_version(),
-           COMMLAB_VERSION, comm.size(), opts.root, opts.iters, opts.warmup, opts.in_place};
+  info_ = {opts.program, name(opts.device), hostname(), utc_now(),   mpi_version(), COMMLAB_VERSION,
+           comm.size(),  opts.root,         opts.iters, opts.warmup, opts.in_place};
   if (comm.rank() != 0) return;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
              opts.program, comm.size(), info_.device, opts.root, opts.in_place ? "yes" : "no",
              opts.iters, opts.warmup, opts.check ? "on" : "off");
   fmt::print("# {} on {}, {}, commlab {}\n", info_.mpi_version, info_.host, info_.date,
              info_.commlab_version);
-  fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us",
-             "min_us", "max_us", "algbw", "busbw", "sent_max_B", "model_B", "steps", "#wrong",
-             "check");
+  fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us", "min_us",
+             "max_us", "algbw", "busbw", "sent_max_B", "model_B", "steps", "#wrong", "check");
   std::fflush(stdout);
 }
 
@@ -108,8 +107,8 @@ void Runner::show_schedule() {
   fmt::print("  schedule ({} messages):\n", trace.size());
   for (const TraceEntry& e : trace) {
     std::string what = e.chunk == kWholeBuffer ? "whole buffer" : fmt::format("chunk {}", e.chunk);
-    fmt::print("    step {}: rank {} sends {} ({} B) to rank {}\n", e.step, e.from, what,
-               e.bytes, e.to);
+    fmt::print("    step {}: rank {} sends {} ({} B) to rank {}\n", e.step, e.from, what, e.bytes,
+               e.to);
   }
 }
 

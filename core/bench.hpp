@@ -15,22 +15,22 @@ namespace commlab {
 
 // This rank's view of one checked run.
 struct Verdict {
-  uint64_t wrong = 0;                     // elements differing from the exact result
-  std::optional<uint64_t> diff_vs_lib;    // elements differing from the library's result
-  std::string note;                       // the first mismatch, if any
+  uint64_t wrong = 0;                   // elements differing from the exact result
+  std::optional<uint64_t> diff_vs_lib;  // elements differing from the library's result
+  std::string note;                     // the first mismatch, if any
 };
 
 // One implementation measured on one shape: a hand-written algorithm or a library call.
 struct Case {
-  std::string algorithm;  // e.g. ring, or the library function
-  std::string impl;       // hand | mpi | nccl
+  std::string algorithm;           // e.g. ring, or the library function
+  std::string impl;                // hand | mpi | nccl
   std::function<void()> prepare;   // restore inputs before each run (untimed)
   std::function<void()> run;       // the timed operation
   std::function<Verdict()> check;  // after one run
   std::optional<Traffic> model;    // hand-written only: traffic counted and compared to it
   std::string taught_formula;
   double taught_T_B = 0;
-  const Buffer* input = nullptr;   // what --show prints before and after
+  const Buffer* input = nullptr;  // what --show prints before and after
   const Buffer* output = nullptr;
 };
 

@@ -72,9 +72,8 @@ Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expect
 Mismatch compare(const Buffer& got, const Buffer& reference) {
   if (got.dtype() != reference.dtype() || got.count() != reference.count())
     throw std::logic_error("compare: buffers differ in type or size");
-  return compare_with(got, [&](size_t i, auto x) {
-    return static_cast<const decltype(x)*>(reference.data())[i];
-  });
+  return compare_with(
+      got, [&](size_t i, auto x) { return static_cast<const decltype(x)*>(reference.data())[i]; });
 }
 
 }  // namespace commlab

@@ -45,8 +45,8 @@ void Comm::recv(int from, void* buf, size_t bytes, Step) {
              MPI_STATUS_IGNORE);
 }
 
-void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf,
-                    size_t rbytes, Step step) {
+void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
+                    Step step) {
   count_send(to, sbytes, step);
   count_recv(rbytes);
   auto* s = static_cast<const char*>(sbuf);
@@ -55,11 +55,12 @@ void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbu
   // fewer pieces sends or receives nothing in the remaining rounds.
   size_t ns = pieces(sbytes), nr = pieces(rbytes);
   for (size_t k = 0; k < std::max(ns, nr); ++k) {
-    size_t so = k * kPiece, ro = k * kPiece;
-    MPI_Sendrecv(s + (k < ns ? so : 0), k < ns ? piece_count(sbytes - so) : 0, MPI_BYTE,
-                 k < ns ? to : MPI_PROC_NULL, kTag, r + (k < nr ? ro : 0),
-                 k < nr ? piece_count(rbytes - ro) : 0, MPI_BYTE, k < nr ? from : MPI_PROC_NULL,
-                 kTag, comm_, MPI_STATUS_IGNORE);
+    const size_t at = k * kPiece;
+    const bool sending = k < ns, receiving = k < nr;
+    MPI_Sendrecv(s + (sending ? at : 0), sending ? piece_count(sbytes - at) : 0, MPI_BYTE,
+                 sending ? to : MPI_PROC_NULL, kTag, r + (receiving ? at : 0),
+                 receiving ? piece_count(rbytes - at) : 0, MPI_BYTE,
+                 receiving ? from : MPI_PROC_NULL, kTag, comm_, MPI_STATUS_IGNORE);
   }
 }
 
@@ -93,8 +94,8 @@ std::vector<TraceEntry> Comm::gather_trace() const {
   int total = 0;
   for (int r = 0; r < size_; ++r) displs[r] = total, total += counts[r];
   std::vector<TraceEntry> all(rank_ == 0 ? total / ints_per : 0);
-  MPI_Gatherv(trace_.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
-              0, comm_);
+  MPI_Gatherv(trace_.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
+              comm_);
   std::stable_sort(all.begin(), all.end(), [](const TraceEntry& a, const TraceEntry& b) {
     return a.step != b.step ? a.step < b.step : a.from < b.from;
   });

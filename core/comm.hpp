@@ -44,7 +44,7 @@ class Comm {
   // (collective). Tracing keeps each message for --show.
   void reset_counts();
   Traffic gather_counts() const;
-  void set_tracing(bool on) { tracing_ = on; }  // reset_counts() clears the trace
+  void set_tracing(bool on) { tracing_ = on; }   // reset_counts() clears the trace
   std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on rank 0
 
  private:

@@ -1,7 +1,6 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cctype>
 #include <sstream>
 
@@ -21,9 +20,11 @@ size_t parse_size(const std::string& text) {
     throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
   }
   std::string suffix = text.substr(pos);
-  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
-                                 : suffix == "M" || suffix == "m" ? 20
-                                 : suffix == "G" || suffix == "g" ? 30 : -1;
+  int shift = suffix.empty()                   ? 0
+              : suffix == "K" || suffix == "k" ? 10
+              : suffix == "M" || suffix == "m" ? 20
+              : suffix == "G" || suffix == "g" ? 30
+                                               : -1;
   if (shift < 0 || v > (~0ull >> (shift + 1)))
     throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
   return static_cast<size_t>(v) << shift;
@@ -79,12 +80,10 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
       ->capture_default_str();
-  app.add_option("-i,--iterations", o.iters, "timed iterations per size")
-      ->capture_default_str();
+  app.add_option("-i,--iterations", o.iters, "timed iterations per size")->capture_default_str();
   app.add_option("-x,--warmup", o.warmup, "untimed iterations first")->capture_default_str();
   app.add_option("-d,--device", device, "buffers on: host or cuda")->capture_default_str();
-  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64 or all")
-      ->capture_default_str();
+  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64 or all")->capture_default_str();
   app.add_option("-o,--op", ops, "sum,prod,max,min or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of rooted operations")->capture_default_str();
   app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");

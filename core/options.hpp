@@ -13,8 +13,8 @@ std::string name(Device d);
 
 struct Options {
   std::string program;
-  std::vector<size_t> sizes_B;   // from -m MIN:MAX and -f, in bytes
-  std::vector<size_t> counts;    // from -n: element counts, used instead of -m
+  std::vector<size_t> sizes_B;  // from -m MIN:MAX and -f, in bytes
+  std::vector<size_t> counts;   // from -n: element counts, used instead of -m
   double factor = 2;
   int iters = 20;
   int warmup = 5;

@@ -24,10 +24,14 @@ struct Reduction {
 template <class T>
 T combine(Op op, T a, T b) {
   switch (op) {
-    case Op::sum: return a + b;
-    case Op::prod: return a * b;
-    case Op::max: return a > b ? a : b;
-    case Op::min: break;
+    case Op::sum:
+      return a + b;
+    case Op::prod:
+      return a * b;
+    case Op::max:
+      return a > b ? a : b;
+    case Op::min:
+      break;
   }
   return a < b ? a : b;
 }

@@ -14,14 +14,47 @@
 namespace commlab {
 
 const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> cols{
-      "program", "algorithm", "impl", "device", "dtype", "op", "P", "root", "in_place",
-      "count", "bytes", "iters", "warmup", "t_avg_us", "t_min_us", "t_max_us", "t_median_us",
-      "algbw_GBps", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B", "sent_total_B",
-      "msgs_total", "steps", "model_sent_max_rank_B", "model_recv_max_rank_B",
-      "model_sent_total_B", "model_msgs_total", "model_steps", "model_critical_path_B",
-      "taught_formula", "taught_T_B", "wrong", "diff_vs_lib", "traffic", "check", "note",
-      "host", "date", "mpi_version", "commlab_version"};
+  static const std::vector<std::string> cols{"program",
+                                             "algorithm",
+                                             "impl",
+                                             "device",
+                                             "dtype",
+                                             "op",
+                                             "P",
+                                             "root",
+                                             "in_place",
+                                             "count",
+                                             "bytes",
+                                             "iters",
+                                             "warmup",
+                                             "t_avg_us",
+                                             "t_min_us",
+                                             "t_max_us",
+                                             "t_median_us",
+                                             "algbw_GBps",
+                                             "busbw_GBps",
+                                             "sent_max_rank_B",
+                                             "recv_max_rank_B",
+                                             "sent_total_B",
+                                             "msgs_total",
+                                             "steps",
+                                             "model_sent_max_rank_B",
+                                             "model_recv_max_rank_B",
+                                             "model_sent_total_B",
+                                             "model_msgs_total",
+                                             "model_steps",
+                                             "model_critical_path_B",
+                                             "taught_formula",
+                                             "taught_T_B",
+                                             "wrong",
+                                             "diff_vs_lib",
+                                             "traffic",
+                                             "check",
+                                             "note",
+                                             "host",
+                                             "date",
+                                             "mpi_version",
+                                             "commlab_version"};
   return cols;
 }
 
@@ -47,8 +80,8 @@ void add_traffic(std::vector<std::string>& cells, const std::optional<Traffic>& 
   auto cell = [&](uint64_t Traffic::*field) {
     cells.push_back(t ? fmt::format("{}", (*t).*field) : "");
   };
-  for (auto field : {&Traffic::sent_max_rank_B, &Traffic::recv_max_rank_B,
-                     &Traffic::sent_total_B, &Traffic::msgs_total, &Traffic::steps})
+  for (auto field : {&Traffic::sent_max_rank_B, &Traffic::recv_max_rank_B, &Traffic::sent_total_B,
+                     &Traffic::msgs_total, &Traffic::steps})
     cell(field);
   if (with_critical) cell(&Traffic::critical_path_B);
 }
@@ -56,10 +89,18 @@ void add_traffic(std::vector<std::string>& cells, const std::optional<Traffic>& 
 
 std::string csv_line(const Row& r) {
   const RunInfo& i = *r.run;
-  std::vector<std::string> c{text(i.program), text(r.algorithm), r.impl, i.device, r.dtype, r.op,
-                             fmt::format("{}", i.P), fmt::format("{}", i.root),
-                             i.in_place ? "1" : "0", fmt::format("{}", r.count),
-                             fmt::format("{}", r.bytes), fmt::format("{}", i.iters),
+  std::vector<std::string> c{text(i.program),
+                             text(r.algorithm),
+                             r.impl,
+                             i.device,
+                             r.dtype,
+                             r.op,
+                             fmt::format("{}", i.P),
+                             fmt::format("{}", i.root),
+                             i.in_place ? "1" : "0",
+                             fmt::format("{}", r.count),
+                             fmt::format("{}", r.bytes),
+                             fmt::format("{}", i.iters),
                              fmt::format("{}", i.warmup)};
   for (double t : {r.t_avg_us, r.t_min_us, r.t_max_us, r.t_median_us})
     c.push_back(fmt::format("{:.3f}", t));
@@ -78,7 +119,8 @@ CsvFile::CsvFile(const std::string& path) : path_(path) {
   std::ifstream in(path);
   std::string first;
   if (in && std::getline(in, first) && !first.empty() && first != csv_header())
-    throw UsageError("--csv " + path + " holds other columns than this version writes; use a new file");
+    throw UsageError("--csv " + path +
+                     " holds other columns than this version writes; use a new file");
   need_header_ = first.empty();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (fd_ < 0) throw UsageError("--csv " + path + ": " + std::strerror(errno));

@@ -15,20 +15,28 @@ const std::vector<Op>& all_ops() {
 
 std::string name(DType t) {
   switch (t) {
-    case DType::int32: return "int32";
-    case DType::int64: return "int64";
-    case DType::float32: return "float32";
-    case DType::float64: break;
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::float32:
+      return "float32";
+    case DType::float64:
+      break;
   }
   return "float64";
 }
 
 std::string name(Op o) {
   switch (o) {
-    case Op::sum: return "sum";
-    case Op::prod: return "prod";
-    case Op::max: return "max";
-    case Op::min: break;
+    case Op::sum:
+      return "sum";
+    case Op::prod:
+      return "prod";
+    case Op::max:
+      return "max";
+    case Op::min:
+      break;
   }
   return "min";
 }

@@ -25,10 +25,14 @@ Op parse_op(const std::string& s);
 template <class F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int32: return f(int32_t{});
-    case DType::int64: return f(int64_t{});
-    case DType::float32: return f(float{});
-    case DType::float64: break;
+    case DType::int32:
+      return f(int32_t{});
+    case DType::int64:
+      return f(int64_t{});
+    case DType::float32:
+      return f(float{});
+    case DType::float64:
+      break;
   }
   return f(double{});
 }

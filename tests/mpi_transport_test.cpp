@@ -1,9 +1,9 @@
 // The counted transport, under mpirun: bytes, messages and steps are counted
 // exactly, and messages larger than INT_MAX bytes arrive whole.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <mpi.h>
 
+#include <catch2/catch.hpp>
 #include <climits>
 #include <vector>
 
@@ -50,7 +50,8 @@ TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
   for (size_t i : {size_t{0}, size_t{1} << 30, big - 1}) buf[i] = mark(i, me);
 
   comm.reset_counts();
-  if (me == 0) comm.send(1, buf.data(), big, {0});
+  if (me == 0)
+    comm.send(1, buf.data(), big, {0});
   else {
     comm.recv(0, buf.data(), big, {0});
     check(0);
@@ -60,7 +61,8 @@ TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
   // sendrecv with a big send against an empty receive, and the other way round.
   for (size_t i : {size_t{0}, size_t{1} << 30, big - 1}) buf[i] = mark(i, me);
   char none = 0;
-  if (me == 0) comm.sendrecv(peer, buf.data(), big, peer, &none, 0, {1});
+  if (me == 0)
+    comm.sendrecv(peer, buf.data(), big, peer, &none, 0, {1});
   else {
     comm.sendrecv(peer, &none, 0, peer, buf.data(), big, {1});
     check(0);

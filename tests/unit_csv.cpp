@@ -1,8 +1,11 @@
 // The CSV writer read back with the fccp parser, as the analysis will read it.
-#include <catch2/catch.hpp>
+// clang-format off
+#include <limits>  // before csv.h, which uses std::numeric_limits without including it
 #include <libfccp/csv.h>
+// clang-format on
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "core/errors.hpp"
@@ -43,7 +46,17 @@ Row sample(const RunInfo& info, uint64_t count) {
 }  // namespace
 
 TEST_CASE("rows written twice to one file read back with one header") {
-  RunInfo info{"allreduce_ring", "host", "node1", "2026-01-01T00:00:00Z", "Open MPI v4.1.4", "abc", 4, 0, 20, 5, false};
+  RunInfo info{"allreduce_ring",
+               "host",
+               "node1",
+               "2026-01-01T00:00:00Z",
+               "Open MPI v4.1.4",
+               "abc",
+               4,
+               0,
+               20,
+               5,
+               false};
   std::string path = temp_path();
   { CsvFile(path).append({sample(info, 8)}); }
   { CsvFile(path).append({sample(info, 16), sample(info, 32)}); }
@@ -89,10 +102,29 @@ TEST_CASE("a file with other columns, or an unwritable path, is refused") {
 }
 
 TEST_CASE("the schema has the columns the issue names") {
-  for (const char* c : {"program", "algorithm", "impl", "device", "dtype", "op", "P", "count",
-                        "bytes", "iters", "t_avg_us", "t_min_us", "t_max_us", "t_median_us",
-                        "algbw_GBps", "busbw_GBps", "sent_max_rank_B", "sent_total_B",
-                        "msgs_total", "steps", "model_sent_max_rank_B", "model_sent_total_B",
-                        "taught_T_B", "check"})
+  for (const char* c : {"program",
+                        "algorithm",
+                        "impl",
+                        "device",
+                        "dtype",
+                        "op",
+                        "P",
+                        "count",
+                        "bytes",
+                        "iters",
+                        "t_avg_us",
+                        "t_min_us",
+                        "t_max_us",
+                        "t_median_us",
+                        "algbw_GBps",
+                        "busbw_GBps",
+                        "sent_max_rank_B",
+                        "sent_total_B",
+                        "msgs_total",
+                        "steps",
+                        "model_sent_max_rank_B",
+                        "model_sent_total_B",
+                        "taught_T_B",
+                        "check"})
     CHECK(std::find(csv_columns().begin(), csv_columns().end(), c) != csv_columns().end());
 }

@@ -19,7 +19,8 @@ TEST_CASE("the rank that wins max and min moves with the index") {
     int best = 0;
     for (int r = 1; r < P; ++r)
       if (combine(op, fill_value(Fill::pattern, op, r, i, P),
-                  fill_value(Fill::pattern, op, best, i, P)) != fill_value(Fill::pattern, op, best, i, P))
+                  fill_value(Fill::pattern, op, best, i, P)) !=
+          fill_value(Fill::pattern, op, best, i, P))
         best = r;
     return best;
   };
@@ -39,7 +40,8 @@ TEST_CASE("reductions of the pattern are exact in float32 up to P = 2048") {
         float rev = static_cast<float>(fill_value(Fill::pattern, op, P - 1, i, P));
         for (int r = 1; r < P; ++r) {
           fwd = combine(op, fwd, static_cast<float>(fill_value(Fill::pattern, op, r, i, P)));
-          rev = combine(op, rev, static_cast<float>(fill_value(Fill::pattern, op, P - 1 - r, i, P)));
+          rev =
+              combine(op, rev, static_cast<float>(fill_value(Fill::pattern, op, P - 1 - r, i, P)));
         }
         REQUIRE(fwd == static_cast<float>(v));
         REQUIRE(rev == static_cast<float>(v));
@@ -58,7 +60,8 @@ TEST_CASE("Reduction::apply matches combine for every dtype and op") {
       a.fill([](size_t i) { return int64_t(i) - 2; });
       b.fill([](size_t i) { return 3 - int64_t(i); });
       Reduction{t, op}.apply(a.data(), b.data(), 5);
-      Mismatch m = compare(a, [&](size_t i) { return combine(op, int64_t(i) - 2, 3 - int64_t(i)); });
+      Mismatch m =
+          compare(a, [&](size_t i) { return combine(op, int64_t(i) - 2, 3 - int64_t(i)); });
       INFO(name(t) << " " << name(op) << " " << m.first);
       REQUIRE(m.wrong == 0);
     }
