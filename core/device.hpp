@@ -4,7 +4,6 @@
 
 namespace commlab {
 
-bool built_with_cuda();
 // Why -d cuda cannot run here, or "" when it can.
 std::string cuda_unavailable_reason();
 

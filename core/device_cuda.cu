@@ -5,8 +5,6 @@
 
 namespace commlab {
 
-bool built_with_cuda() { return true; }
-
 std::string cuda_unavailable_reason() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);

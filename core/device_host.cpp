@@ -3,8 +3,6 @@
 
 namespace commlab {
 
-bool built_with_cuda() { return false; }
-
 std::string cuda_unavailable_reason() {
   return "-d cuda: this build has no CUDA (nvcc was not found or -DCOMMLAB_CUDA=OFF)";
 }
