@@ -8,6 +8,7 @@
 
 #include "buffer.hpp"
 #include "comm.hpp"
+#include "errors.hpp"
 #include "options.hpp"
 #include "results.hpp"
 
@@ -51,7 +52,7 @@ class Runner {
   // Prints rows on rank 0 and appends them to the CSV.
   void emit(const std::vector<Row>& rows);
   // 0 when every check passed, kExitWrong otherwise (same on every rank).
-  int exit_code() const { return failed_ ? 1 : 0; }
+  int exit_code() const { return failed_ ? kExitWrong : 0; }
 
  private:
   void show_buffers(const char* when, const Buffer* b);
