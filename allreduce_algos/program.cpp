@@ -3,7 +3,6 @@
 #include "program.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
@@ -29,24 +28,6 @@ void mpi_allreduce(const void* in, void* out, size_t count, const Reduction& red
                   comm);
     done += n;
   } while (done < count);
-}
-
-// Refuse sizes this machine cannot hold, before allocating: per rank, the input,
-// two results, the exact answer and the algorithm's scratch.
-std::string memory_problem(const Options& o, MPI_Comm comm) {
-  size_t most = 0;
-  for (DType t : o.dtypes)
-    for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  MPI_Comm_free(&node);
-  double need = 5.0 * most * local, have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (need <= 0.9 * have) return "";
-  return fmt::format(
-      "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
-      double(most) / (1 << 30), need / (1 << 30), local, have / (1 << 30));
 }
 
 // The hand-written algorithm and MPI_Allreduce on the same data, one shape.
@@ -110,43 +91,21 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
 }  // namespace
 
 int allreduce_main(int argc, char** argv, const std::string& algorithm) {
-  init_mpi(&argc, &argv);
-  Comm comm(MPI_COMM_WORLD);
   const AllreduceAlgorithm& algo = find_allreduce(algorithm);
   const std::string program = "allreduce_" + algo.name;
-  Parsed parsed;
-  std::string error;
-  try {
-    parsed = parse_options(argc, argv, program,
-                           program + ": hand-written " + algo.name +
-                               " all-reduce beside MPI_Allreduce, checked, timed and counted");
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  agree_or_exit(comm.mpi(), error);
-  if (!parsed.run) {
-    if (comm.rank() == 0) fmt::print("{}", parsed.help);
-    MPI_Finalize();
-    return 0;
-  }
-  const Options& o = parsed.opts;
-  agree_or_exit(comm.mpi(), memory_problem(o, comm.mpi()));
-  Runner runner(comm, o);
-
   Workspace scratch;
-  try {
-    for (DType dtype : o.dtypes)
-      for (Op op : o.ops)
-        for (size_t count : o.counts_for(dtype))
-          runner.emit(measure_shape(runner, comm, o, algo, scratch, dtype, op, count));
-  } catch (const std::exception& e) {  // e.g. out of memory on one rank: stop them all
-    fmt::print(stderr, "error: rank {}: {}\n", comm.rank(), e.what());
-    std::fflush(stderr);
-    MPI_Abort(comm.mpi(), kExitWrong);
-  }
-  int rc = runner.exit_code();
-  MPI_Finalize();
-  return rc;
+  return program_main(
+      argc, argv, program,
+      program + ": hand-written " + algo.name +
+          " all-reduce beside MPI_Allreduce, checked, timed and counted",
+      // Per rank: the input, two results, the exact answer and the algorithm's scratch.
+      5, [&](const Options& o, int) { pick_algorithms(o, {algo.name}); },  // -a: only its own
+      [&](Runner& runner, Comm& comm, const Options& o) {
+        for (DType dtype : o.dtypes)
+          for (Op op : o.ops)
+            for (size_t count : o.counts_for(dtype))
+              runner.emit(measure_shape(runner, comm, o, algo, scratch, dtype, op, count));
+      });
 }
 
 }  // namespace commlab

@@ -40,10 +40,61 @@ std::string hostname() {
 }
 
 constexpr const char* kTableHead =
-    "{:>7} {:>4} {:>11} {:>12}  {:<14} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
+    "{:>7} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
     "{:>5} {:>6} {:<5}\n";
 
 }  // namespace
+
+int program_main(int argc, char** argv, const std::string& program, const std::string& description,
+                 double buffers, const std::function<void(const Options&, int P)>& validate,
+                 const std::function<void(Runner&, Comm&, const Options&)>& measure) {
+  init_mpi(&argc, &argv);
+  Comm comm(MPI_COMM_WORLD);
+  Parsed parsed;
+  std::string error;
+  try {
+    parsed = parse_options(argc, argv, program, description);
+    if (parsed.run) validate(parsed.opts, comm.size());
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  agree_or_exit(comm.mpi(), error);
+  if (!parsed.run) {
+    if (comm.rank() == 0) fmt::print("{}", parsed.help);
+    MPI_Finalize();
+    return 0;
+  }
+  const Options& o = parsed.opts;
+  agree_or_exit(comm.mpi(), memory_problem(o, comm.mpi(), buffers));
+  Runner runner(comm, o);
+  try {
+    measure(runner, comm, o);
+  } catch (const std::exception& e) {  // e.g. out of memory on one rank: stop them all
+    fmt::print(stderr, "error: rank {}: {}\n", comm.rank(), e.what());
+    std::fflush(stderr);
+    MPI_Abort(comm.mpi(), kExitWrong);
+  }
+  int rc = runner.exit_code();
+  MPI_Finalize();
+  return rc;
+}
+
+std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
+  size_t most = 0;
+  for (DType t : o.dtypes)
+    for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  double need = buffers * most * local;
+  double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (need <= 0.9 * have) return "";
+  return fmt::format(
+      "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
+      double(most) / (1 << 30), need / (1 << 30), local, have / (1 << 30));
+}
 
 void print_in_rank_order(MPI_Comm comm, const std::string& line) {
   int rank = 0, size = 1;
@@ -105,7 +156,9 @@ void Runner::show_schedule() {
   if (comm_.rank() != 0) return;
   fmt::print("  schedule ({} messages):\n", trace.size());
   for (const TraceEntry& e : trace) {
-    std::string what = e.chunk == kWholeBuffer ? "whole buffer" : fmt::format("chunk {}", e.chunk);
+    std::string what = e.chunk == kWholeBuffer     ? "whole buffer"
+                       : e.chunk == kSeveralChunks ? "chunks"
+                                                   : fmt::format("chunk {}", e.chunk);
     fmt::print("    step {}: rank {} sends {} ({} B) to rank {}\n", e.step, e.from, what, e.bytes,
                e.to);
   }
@@ -116,8 +169,8 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.run = &info_;
   row.algorithm = c.algorithm;
   row.impl = c.impl;
-  row.dtype = name(shape.dtype);
-  row.op = name(shape.op);
+  row.dtype = shape.has_data ? name(shape.dtype) : "none";
+  row.op = shape.reduces ? name(shape.op) : "none";
   row.count = shape.count;
   row.bytes = shape.count * element_size(shape.dtype);
   row.model = c.model;
@@ -171,6 +224,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
     mine[i] = (MPI_Wtime() - t0) * 1e6;
   }
   MPI_Allreduce(mine.data(), slowest.data(), opts_.iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
+  for (double& t : slowest) t *= c.time_scale;
   std::sort(slowest.begin(), slowest.end());
   const size_t n = slowest.size();
   row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;

@@ -33,13 +33,18 @@ struct Case {
   double taught_T_B = 0;
   const Buffer* input = nullptr;  // what --show prints before and after
   const Buffer* output = nullptr;
+  // Reported time = measured time x this: 0.5 for a ping-pong, whose round
+  // trip is two one-way transfers (osu_latency reports the one-way latency).
+  double time_scale = 1;
 };
 
 struct Shape {
   DType dtype;
   Op op;
   size_t count;
-  double busbw_factor;  // nccl-tests: busbw = algbw x this
+  double busbw_factor;   // nccl-tests: busbw = algbw x this
+  bool reduces = true;   // false: the op column says none
+  bool has_data = true;  // false (barrier): the dtype column says none
 };
 
 class Runner {
@@ -64,6 +69,20 @@ class Runner {
   CsvFile csv_;
   bool failed_ = false;
 };
+
+// What every program does around its measurements: MPI_Init; parse the
+// flags and `validate` them against P (throwing UsageError), on every rank;
+// --help; refuse sizes that would not fit (`buffers` of the largest per
+// rank); then `measure` with a Runner. Bad input ends every rank with exit 2
+// and one line; an exception on one rank aborts them all with one line.
+// Returns the exit status.
+int program_main(int argc, char** argv, const std::string& program, const std::string& description,
+                 double buffers, const std::function<void(const Options&, int P)>& validate,
+                 const std::function<void(Runner&, Comm&, const Options&)>& measure);
+
+// Empty, or why buffers of the largest size asked for would not fit: `buffers`
+// of them per rank, times the ranks on this node, against its memory (collective).
+std::string memory_problem(const Options& o, MPI_Comm comm, double buffers);
 
 // Each rank's line, printed by rank 0 in rank order (collective).
 void print_in_rank_order(MPI_Comm comm, const std::string& line);

@@ -2,12 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace commlab {
 
 Buffer::Buffer(DType dtype, size_t count)
-    : dtype_(dtype), count_(count), bytes_(count * element_size(dtype)) {}
+    : dtype_(dtype), count_(count), bytes_(count * element_size(dtype)) {
+  // Never a null pointer, even when empty: some MPI calls refuse one (a
+  // v-variant at a rank whose part is empty).
+  if (bytes_.empty()) bytes_.reserve(1);
+}
 
 void Buffer::fill(const std::function<int64_t(size_t)>& value) {
   visit_dtype(dtype_, [&](auto x) {
@@ -48,12 +54,13 @@ void* Workspace::get(size_t bytes) {
 
 namespace {
 template <class Expected>
-Mismatch compare_with(const Buffer& got, Expected expected) {
+Mismatch compare_with(const Buffer& got, Expected expected, size_t first_n = SIZE_MAX) {
   Mismatch m;
+  const size_t n = std::min(first_n, got.count());
   visit_dtype(got.dtype(), [&](auto x) {
     using T = decltype(x);
     auto* p = static_cast<const T*>(got.data());
-    for (size_t i = 0; i < got.count(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       T want = expected(i, x);
       if (p[i] == want) continue;
       if (m.wrong++ == 0)
@@ -69,11 +76,13 @@ Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expect
   return compare_with(got, [&](size_t i, auto x) { return static_cast<decltype(x)>(expected(i)); });
 }
 
-Mismatch compare(const Buffer& got, const Buffer& reference) {
-  if (got.dtype() != reference.dtype() || got.count() != reference.count())
+Mismatch compare(const Buffer& got, const Buffer& reference, size_t first_n) {
+  const size_t n = std::min(first_n, got.count());
+  if (got.dtype() != reference.dtype() || reference.count() < n)
     throw std::logic_error("compare: buffers differ in type or size");
   return compare_with(
-      got, [&](size_t i, auto x) { return static_cast<const decltype(x)*>(reference.data())[i]; });
+      got, [&](size_t i, auto x) { return static_cast<const decltype(x)*>(reference.data())[i]; },
+      n);
 }
 
 }  // namespace commlab

@@ -44,12 +44,14 @@ class Workspace {
   std::vector<std::byte> bytes_;
 };
 
-// Elements of `got` that differ from expected(i), and a line about the first one.
+// Elements of `got` that differ from expected(i), and a line about the first
+// one. Only the first `first_n` elements when given (an in-place
+// reduce-scatter defines only the head of its buffer).
 struct Mismatch {
   uint64_t wrong = 0;
   std::string first;
 };
 Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected);
-Mismatch compare(const Buffer& got, const Buffer& reference);
+Mismatch compare(const Buffer& got, const Buffer& reference, size_t first_n = SIZE_MAX);
 
 }  // namespace commlab

@@ -22,10 +22,11 @@ Comm::Comm(MPI_Comm comm) : comm_(comm) {
 }
 
 void Comm::count_send(int to, size_t bytes, Step step) {
+  const int index = step.index + step_offset_;
   sent_B_ += bytes;
   ++msgs_;
-  last_step_ = std::max<int64_t>(last_step_, step.index);
-  if (tracing_) trace_.push_back({step.index, rank_, to, step.chunk, bytes});
+  last_step_ = std::max<int64_t>(last_step_, index);
+  if (tracing_) trace_.push_back({index, rank_, to, step.chunk, bytes});
 }
 
 void Comm::count_recv(size_t bytes) { recv_B_ += bytes; }
@@ -62,6 +63,27 @@ void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbu
                  receiving ? piece_count(rbytes - at) : 0, MPI_BYTE,
                  receiving ? from : MPI_PROC_NULL, kTag, comm_, MPI_STATUS_IGNORE);
   }
+}
+
+void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
+  count_send(to, bytes, step);
+  auto* p = static_cast<const char*>(buf);
+  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
+    MPI_Isend(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, to, kTag, comm_,
+              &pending_.emplace_back());
+}
+
+void Comm::irecv(int from, void* buf, size_t bytes, Step) {
+  count_recv(bytes);
+  auto* p = static_cast<char*>(buf);
+  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
+    MPI_Irecv(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, from, kTag, comm_,
+              &pending_.emplace_back());
+}
+
+void Comm::wait_all() {
+  MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(), MPI_STATUSES_IGNORE);
+  pending_.clear();
 }
 
 void Comm::reset_counts() {

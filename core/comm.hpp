@@ -14,6 +14,7 @@
 namespace commlab {
 
 constexpr int kWholeBuffer = -1;
+constexpr int kSeveralChunks = -2;  // a run of consecutive chunks (a subtree's, a group's)
 
 struct Step {
   int index;                 // round of the schedule, from 0
@@ -39,6 +40,15 @@ class Comm {
   // Both at once, so a ring of blocking neighbours cannot deadlock at any size.
   void sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
                 Step step);
+  // Non-blocking: post now, complete with wait_all() (which every isend and
+  // irecv needs before its buffer is touched again).
+  void isend(int to, const void* buf, size_t bytes, Step step);
+  void irecv(int from, void* buf, size_t bytes, Step step);
+  void wait_all();
+
+  // Added to every step index until reset: lets one algorithm run another as
+  // its later phase (a broadcast made of a scatter, then an all-gather).
+  void set_step_offset(int offset) { step_offset_ = offset; }
 
   // Counting: start a fresh count, then gather every rank's into one Traffic
   // (collective). Tracing keeps each message for --show.
@@ -55,6 +65,8 @@ class Comm {
   int rank_ = 0, size_ = 1;
   uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
   int64_t last_step_ = -1;
+  int step_offset_ = 0;
+  std::vector<MPI_Request> pending_;
   bool tracing_ = false;
   std::vector<TraceEntry> trace_;
 };

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -66,6 +67,21 @@ std::vector<T> parse_list(const std::string& text, const std::vector<T>& all, Pa
 }
 }  // namespace
 
+std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known) {
+  if (o.algorithms.empty()) return known;
+  std::string choices;
+  for (const auto& k : known) choices += (choices.empty() ? "" : ", ") + k;
+  for (const auto& a : o.algorithms)
+    if (std::find(known.begin(), known.end(), a) == known.end())
+      throw UsageError("-a " + a + ": " + o.program + " has no such algorithm (choose from " +
+                       choices + ")");
+  std::vector<std::string> picked;
+  for (const auto& k : known)
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), k) != o.algorithms.end())
+      picked.push_back(k);
+  return picked;
+}
+
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description) {
   Parsed out;
@@ -73,8 +89,8 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   o.program = program;
   CLI::App app(description, program);
   app.get_formatter()->column_width(28);
-  std::string sizes = "4:16M", counts, device = "host", dtypes = "float32", ops = "sum",
-              check = "on";
+  std::string sizes = "4:16M", counts, algorithms = "all", device = "host", dtypes = "float32",
+              ops = "sum", check = "on";
   app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
       ->capture_default_str();
   app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
@@ -82,6 +98,9 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
       ->capture_default_str();
   app.add_option("-i,--iterations", o.iters, "timed iterations per size")->capture_default_str();
   app.add_option("-x,--warmup", o.warmup, "untimed iterations first")->capture_default_str();
+  app.add_option("-a,--algorithm", algorithms,
+                 "hand-written algorithms to run, comma separated, or all")
+      ->capture_default_str();
   app.add_option("-d,--device", device, "buffers on: host or cuda")->capture_default_str();
   app.add_option("-T,--type", dtypes, "int32,int64,float32,float64 or all")->capture_default_str();
   app.add_option("-o,--op", ops, "sum,prod,max,min or all")->capture_default_str();
@@ -115,6 +134,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   size_t lo = parse_size(sizes.substr(0, colon));
   size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
   o.sizes_B = size_range(lo, hi, o.factor);
+  o.algorithms = parse_list<std::string>(algorithms, {}, [](const std::string& a) { return a; });
   if (o.iters < 1) throw UsageError("-i iterations must be at least 1");
   if (o.warmup < 0) throw UsageError("-x warmup must be 0 or more");
   if (device != "host" && device != "cuda")

@@ -26,6 +26,7 @@ struct Options {
   bool check = true;
   std::string csv;
   bool show = false;
+  std::vector<std::string> algorithms;  // from -a; empty: every algorithm of the program
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;
@@ -40,6 +41,10 @@ struct Parsed {
 };
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description);
+
+// The algorithms -a asked for, in the program's order, or a UsageError naming
+// the unknown one and the choices.
+std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known);
 
 // "4K" -> 4096, "16M", "1G", plain bytes. Throws UsageError.
 size_t parse_size(const std::string& s);

@@ -18,6 +18,11 @@ struct Partition {
     return cu * base + (cu < extra ? cu : extra);
   }
   size_t largest() const { return size(0); }
+  // The part that element i falls in (i < count).
+  int part_of(size_t i) const {
+    size_t base = count / parts, extra = count % parts, big = extra * (base + 1);
+    return static_cast<int>(i < big ? i / (base + 1) : extra + (i - big) / base);
+  }
 };
 
 }  // namespace commlab

@@ -23,6 +23,11 @@ enum class Fill {
 //   about 20 factors of 2 meet at any element.
 int64_t fill_value(Fill fill, Op op, int rank, size_t index, int P);
 
+// For operations that move data without reducing it: a value that says whose
+// element it is and where it sat (rank r, index i), so a block delivered to the
+// wrong place shows. Below 2^23: exact in every dtype.
+int64_t move_value(Fill fill, int rank, size_t index);
+
 // `op` over every rank's fill_value at `index`: the exact reduction result.
 int64_t reduced_value(Fill fill, Op op, size_t index, int P);
 

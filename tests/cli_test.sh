@@ -50,7 +50,7 @@ timeout 60 "$BIN/allreduce_ring" -n 0,1,9 -i 1 >"$TMP/out" 2>"$TMP/err" && [ "$(
 bad() {  # name, ranks, args...
   local what=$1 np=$2; shift 2
   cp "$csv" "$TMP/before.csv"
-  run "$np" "$BIN/allreduce_ring" "$@"
+  run "$np" "$BIN/$PROGRAM" "$@"
   local rc=$?
   if [ $rc = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^error: " "$TMP/err" \
      && cmp -s "$csv" "$TMP/before.csv" && [ ! -s "$TMP/out" ]; then
@@ -59,6 +59,7 @@ bad() {  # name, ranks, args...
     fail "bad input, $what (exit $rc)"
   fi
 }
+PROGRAM=allreduce_ring
 bad "unknown flag" 3 --bogus --csv "$csv"
 bad "bad size" 3 -m 12Q --csv "$csv"
 bad "min above max" 2 -m 8K:1K --csv "$csv"
@@ -73,6 +74,46 @@ bad "unwritable CSV path" 3 -n 4 --csv /nonexistent-dir/r.csv
 echo "a,b" > "$TMP/other.csv"
 bad "CSV with other columns" 2 -n 4 --csv "$TMP/other.csv"
 [ "$(cat "$TMP/other.csv")" = "a,b" ] && ok "foreign CSV left untouched" || fail "foreign CSV changed"
+
+# The collectives: brief.md's known vectors at P = 4, each from a hand-written
+# algorithm's --show (the section after its heading).
+section() { sed -n "/^$1 (hand)/,/^[a-zA-Z_]* (\(hand\|mpi\))/p" "$TMP/out"; }
+run 4 "$BIN/reduce_scatter" -n 4 --show -i 1 -x 0 -a ring
+section ring | grep -q "rank 1: \[1 10 100 1000\]" && section ring | grep -q "rank 0: \[6\]" \
+  && section ring | grep -q "rank 3: \[6000\]" \
+  && ok "--show reduce_scatter: [1 10 100 1000] x r -> 6 x 10^r" || fail "--show reduce_scatter"
+run 4 "$BIN/scatter" -n 4 --show -i 1 -x 0 -a binomial
+section binomial | grep -q "rank 0: \[10 20 30 40\]" && section binomial | grep -q "rank 2: \[30\]" \
+  && ok "--show scatter: [10 20 30 40] -> 10(r+1)" || fail "--show scatter"
+run 4 "$BIN/gather" -n 4 --show -i 1 -x 0 -a binomial
+section binomial | grep -q "rank 0: \[0 1 2 3\]" && ok "--show gather: [r] -> [0 1 2 3]" || fail "--show gather"
+run 4 "$BIN/allgather" -n 4 --show -i 1 -x 0 -a bruck
+section bruck | grep -q "rank 3: \[0 1 2 3\]" && section bruck | grep -q "rank 1: \[0 1 2 3\]" \
+  && ok "--show allgather: [r] -> [0 1 2 3] everywhere" || fail "--show allgather"
+
+# -a picks algorithms; the library row always comes first.
+run 3 "$BIN/bcast" -n 10 -i 1 -x 0 -a binomial,linear
+rows=$(grep -E " (mpi|hand) " "$TMP/out" | awk '{print $5}' | tr '\n' ' ')
+[ "$rows" = "MPI_Bcast linear binomial " ] && ok "-a binomial,linear runs those two beside MPI_Bcast" \
+  || fail "-a: rows were '$rows'"
+# sendrecv: the ping-pong reports one-way latency beside MPI_Send/MPI_Recv.
+run 2 "$BIN/sendrecv" -m 1K:4K -i 2 -x 1
+[ "$(grep -c ' ok' "$TMP/out")" = 12 ] && grep -q "MPI_Isend/MPI_Irecv" "$TMP/out" \
+  && ok "sendrecv: ping-pong and exchange rows, all ok" || fail "sendrecv rows"
+# barrier: every rank in turn arrives late; nobody may leave before it.
+run 5 "$BIN/barrier" -i 5
+[ "$(grep -c ' ok' "$TMP/out")" = 3 ] && ok "barrier: MPI, linear and dissemination all hold the late rank" \
+  || fail "barrier"
+
+PROGRAM=alltoall
+bad "alltoall in place, count not divisible by P" 4 --in-place -n 6 --csv "$csv"
+PROGRAM=sendrecv
+bad "sendrecv has no in-place form" 2 --in-place --csv "$csv"
+PROGRAM=bcast
+bad "unknown algorithm" 3 -a ring --csv "$csv"
+bad "count over INT_MAX" 2 -n 3000000000 --csv "$csv"
+PROGRAM=allreduce_ring
+bad "all-reduce program, another algorithm" 2 -a tree --csv "$csv"
 
 echo "$passes passed, $fails failed"
 [ $fails = 0 ]

@@ -1,0 +1,51 @@
+// all-gather: every rank ends with every rank's part, in rank order (N
+// elements in all; rank r contributes part r). Against MPI_Allgather, or
+// MPI_Allgatherv when P does not divide N (MPI_IN_PLACE with --in-place: each
+// rank's part is already where it belongs).
+#include "collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+void mpi_allgather(const CollectiveJob& j) {
+  const MpiParts p(j.parts());
+  const int me = j.comm.rank();
+  const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even)
+    MPI_Allgather(in, p.counts[0], t, j.out, p.counts[0], t, j.comm.mpi());
+  else
+    MPI_Allgatherv(in, p.counts[me], t, j.out, p.counts.data(), p.displs.data(), t, j.comm.mpi());
+}
+
+class Allgather : public Operation {
+ public:
+  Allgather() {
+    name = "allgather";
+    summary = "all-gather: every rank gets every rank's part, in rank order";
+    algorithms = {{"ring", allgather_ring, model_allgather_ring},
+                  {"recursive_doubling", allgather_recursive_doubling,
+                   model_allgather_recursive_doubling, remark_allgather_recursive_doubling},
+                  {"bruck", allgather_bruck, model_allgather_bruck}};
+    library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather}};
+  }
+  double busbw_factor(int P) const override { return double(P - 1) / P; }
+  Layout layout(int P, int r, int, size_t N, bool in_place) const override {
+    return {in_place ? 0 : Partition{N, P}.size(r), N};
+  }
+  std::optional<size_t> starts_as(int P, int r, int, size_t N, size_t i) const override {
+    const Partition parts{N, P};
+    if (parts.part_of(i) != r) return {};
+    return i - parts.offset(r);
+  }
+  Source source(int P, int, int, size_t N, bool, size_t i) const override {
+    return gathered_source(P, N, i);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> make_allgather() { return std::make_unique<Allgather>(); }
+
+}  // namespace commlab

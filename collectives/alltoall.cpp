@@ -1,0 +1,61 @@
+// all-to-all: each rank's N elements are P blocks, block j for rank j; rank r
+// ends with block r of every rank, in rank order (P blocks of the size of
+// part r). Against MPI_Alltoall, or MPI_Alltoallv when P does not divide N.
+// In place (MPI_IN_PLACE) needs equal blocks, so P must divide N.
+#include <fmt/format.h>
+
+#include "collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+void mpi_alltoall(const CollectiveJob& j) {
+  const Partition blocks = j.parts();
+  const MpiParts p(blocks);
+  const int P = j.comm.size(), me = j.comm.rank();
+  const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even) {
+    MPI_Alltoall(in, p.counts[0], t, j.out, p.counts[0], t, j.comm.mpi());
+    return;
+  }
+  std::vector<int> rcounts(P, p.counts[me]), rdispls(P);
+  for (int r = 0; r < P; ++r) rdispls[r] = r * p.counts[me];
+  MPI_Alltoallv(in, p.counts.data(), p.displs.data(), t, j.out, rcounts.data(), rdispls.data(), t,
+                j.comm.mpi());
+}
+
+class Alltoall : public Operation {
+ public:
+  Alltoall() {
+    name = "alltoall";
+    summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
+    algorithms = {{"pairwise", alltoall_pairwise, model_alltoall_pairwise}};
+    library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall}};
+  }
+  double busbw_factor(int P) const override { return double(P - 1) / P; }
+  Layout layout(int P, int r, int, size_t N, bool in_place) const override {
+    const size_t got = P * Partition{N, P}.size(r);
+    return {in_place ? 0 : N, in_place ? N : got};
+  }
+  std::optional<size_t> starts_as(int, int, int, size_t, size_t i) const override { return i; }
+  Source source(int P, int r, int, size_t N, bool, size_t i) const override {
+    const Partition blocks{N, P};
+    const size_t mine = blocks.size(r);  // > 0, or there is no element i
+    return {static_cast<int>(i / mine), blocks.offset(r) + i % mine};
+  }
+  std::string refuse(int P, size_t N, bool in_place) const override {
+    if (!in_place || N % P == 0) return "";
+    return fmt::format(
+        "--in-place: alltoall in place needs equal blocks, so a count divisible by P = {}; {} is "
+        "not",
+        P, N);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> make_alltoall() { return std::make_unique<Alltoall>(); }
+
+}  // namespace commlab

@@ -1,0 +1,111 @@
+// barrier: nobody leaves until everybody has arrived. No data, so the check
+// is about time: one rank at a time arrives late (it sleeps first), and every
+// rank's departure must come after that arrival. The ranks' clocks are put on
+// rank 0's by ping-pong, each offset known to within half its round trip, and
+// a rank is called early only when it left before the late one arrived even
+// allowing for those bounds. Against MPI_Barrier.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+constexpr double kLateBy_s = 0.02;
+
+void mpi_barrier(const CollectiveJob& j) { MPI_Barrier(j.comm.mpi()); }
+
+struct ClockOffset {
+  double to_rank0 = 0, error = 0;  // rank 0's clock = mine + to_rank0, within error
+};
+
+// Best of a few ping-pongs with rank 0: its clock was read between my send and
+// my receive, so the offset is known to within half that round trip.
+ClockOffset offset_to_rank0(MPI_Comm comm) {
+  int me = 0, P = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &P);
+  ClockOffset best;
+  best.error = me == 0 ? 0 : INFINITY;
+  for (int r = 1; r < P; ++r)
+    for (int k = 0; k < 5; ++k) {
+      if (me == 0) {
+        MPI_Recv(nullptr, 0, MPI_BYTE, r, 1, comm, MPI_STATUS_IGNORE);
+        double now = MPI_Wtime();
+        MPI_Send(&now, 1, MPI_DOUBLE, r, 1, comm);
+      } else if (me == r) {
+        double t0 = MPI_Wtime(), theirs = 0;
+        MPI_Send(nullptr, 0, MPI_BYTE, 0, 1, comm);
+        MPI_Recv(&theirs, 1, MPI_DOUBLE, 0, 1, comm, MPI_STATUS_IGNORE);
+        double t1 = MPI_Wtime();
+        if ((t1 - t0) / 2 < best.error) best = {theirs - (t0 + t1) / 2, (t1 - t0) / 2};
+      }
+    }
+  return best;
+}
+
+// Each rank in turn arrives late; rank 0 counts the ranks that left too early.
+Verdict check_barrier(Comm& comm, const std::function<void()>& barrier) {
+  const int P = comm.size(), me = comm.rank();
+  const ClockOffset clock = offset_to_rank0(comm.mpi());
+  Verdict v;
+  for (int late = 0; late < P; ++late) {
+    MPI_Barrier(comm.mpi());
+    double enter = 0;
+    if (me == late) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(kLateBy_s));
+      enter = MPI_Wtime() + clock.to_rank0;
+    }
+    barrier();
+    const double mine[3] = {MPI_Wtime() + clock.to_rank0, clock.error, enter};
+    std::vector<double> all(3 * P);
+    MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm.mpi());
+    if (me != 0) continue;
+    BarrierTiming t{all[3 * late + 2], all[3 * late + 1], {}, {}};
+    for (int r = 0; r < P; ++r) t.exit.push_back(all[3 * r]), t.exit_err.push_back(all[3 * r + 1]);
+    for (int r : early_leavers(t)) {
+      if (v.wrong++ == 0)
+        v.note = fmt::format("rank {} left {:.0f} us before rank {} arrived", r,
+                             (t.enter - t.exit[r]) * 1e6, late);
+    }
+  }
+  return v;
+}
+
+class Barrier : public Operation {
+ public:
+  Barrier() {
+    name = "barrier";
+    summary = "barrier: nobody leaves until everybody has arrived";
+    in_place_form = InPlace::never;
+    has_data = false;
+    algorithms = {{"linear", barrier_linear, model_barrier_linear},
+                  {"dissemination", barrier_dissemination, model_barrier_dissemination}};
+    library = {{"MPI_Barrier", "", mpi_barrier}};
+  }
+  double busbw_factor(int) const override { return 0; }
+  Layout layout(int, int, int, size_t, bool) const override { return {}; }
+  std::optional<size_t> starts_as(int, int, int, size_t, size_t) const override { return {}; }
+  Source source(int, int, int, size_t, bool, size_t i) const override { return {0, i}; }
+  Verdict check(Comm& comm, const std::function<void()>& run) const override {
+    return check_barrier(comm, run);
+  }
+};
+
+}  // namespace
+
+std::vector<int> early_leavers(const BarrierTiming& t) {
+  std::vector<int> early;
+  for (size_t r = 0; r < t.exit.size(); ++r)
+    if (t.exit[r] + t.exit_err[r] < t.enter - t.enter_err) early.push_back(static_cast<int>(r));
+  return early;
+}
+
+std::unique_ptr<Operation> make_barrier() { return std::make_unique<Barrier>(); }
+
+}  // namespace commlab

@@ -1,0 +1,37 @@
+// broadcast(root): every rank ends with the root's buffer of N elements. One
+// buffer per rank, so always "in place". Against MPI_Bcast.
+#include "collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+void mpi_bcast(const CollectiveJob& j) {
+  MPI_Bcast(j.out, static_cast<int>(j.count), j.red.mpi_type(), j.root, j.comm.mpi());
+}
+
+class Bcast : public Operation {
+ public:
+  Bcast() {
+    name = "bcast";
+    summary = "broadcast: every rank gets the root's buffer";
+    in_place_form = InPlace::always;
+    algorithms = {{"linear", bcast_linear, model_bcast_linear},
+                  {"binomial", bcast_binomial, model_bcast_binomial},
+                  {"scatter_allgather", bcast_scatter_allgather, model_bcast_scatter_allgather}};
+    library = {{"MPI_Bcast", "", mpi_bcast}};
+  }
+  double busbw_factor(int) const override { return 1; }
+  Layout layout(int, int, int, size_t N, bool) const override { return {0, N}; }
+  std::optional<size_t> starts_as(int, int r, int root, size_t, size_t i) const override {
+    if (r == root) return i;
+    return {};
+  }
+  Source source(int, int, int root, size_t, bool, size_t i) const override { return {root, i}; }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> make_bcast() { return std::make_unique<Bcast>(); }
+
+}  // namespace commlab

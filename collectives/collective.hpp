@@ -1,0 +1,210 @@
+// The hand-written collectives. Each algorithm lives in its own file, named
+// operation_algorithm.cpp, read top to bottom: the schedule in its header
+// comment, the code, then its exact traffic model. Algorithms talk only through
+// the counted Comm and know nothing of timing, checking or output; each
+// operation's file (bcast.cpp, ...) says what its buffers hold, what the right
+// answer is, and which library call it is measured against.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/bench.hpp"
+#include "core/buffer.hpp"
+#include "core/comm.hpp"
+#include "core/partition.hpp"
+#include "core/pattern.hpp"
+#include "core/reduce.hpp"
+#include "core/traffic.hpp"
+
+namespace commlab {
+
+// One run of a collective on this rank. N = `count` elements is the whole
+// message (the root's buffer, or the gathered result); where it is cut into P
+// parts, part r is Partition{count, P}.size(r) elements at .offset(r).
+// In place is MPI's: `in == out`, laid out as MPI_IN_PLACE would have it.
+struct CollectiveJob {
+  Comm& comm;
+  const void* in;
+  void* out;
+  size_t count;
+  Reduction red;  // the element type; the op for reduce and reduce-scatter
+  int root;
+  Workspace& scratch;
+
+  size_t esize() const { return red.esize(); }
+  bool in_place() const { return in == out; }
+  Partition parts() const { return {count, comm.size()}; }
+};
+
+struct CollectiveAlgorithm {
+  std::string name;
+  void (*run)(const CollectiveJob& job);
+  // Exact traffic of one run, from P, N, element size and root alone.
+  Traffic (*model)(int P, size_t count, size_t esize, int root);
+  // What the row should say about this P (a fallback taken), or "".
+  std::string (*remark)(int P) = nullptr;
+};
+
+// The library call an operation is measured against. It takes the same job
+// (and ignores its Comm's counting: it calls MPI directly).
+struct LibraryCall {
+  std::string name;         // e.g. MPI_Scatter
+  std::string uneven_name;  // the v-variant used when P does not divide N
+  void (*run)(const CollectiveJob& job);
+  std::string pairs_with = {};  // only run beside this algorithm (sendrecv's two)
+  double time_scale = 1;        // see Case::time_scale
+};
+
+// Where the right value of an output element comes from: one rank's input
+// element, or the reduction of element `index` over every rank's input.
+struct Source {
+  int from;  // kAllRanks for a reduction
+  size_t index;
+};
+constexpr int kAllRanks = -1;
+
+// Element i of a buffer that holds every rank's part in rank order (gather,
+// all-gather) comes from the rank whose part it falls in.
+Source gathered_source(int P, size_t N, size_t i);
+
+// This rank's buffers, in elements. In place there is one buffer, of `out`.
+struct Layout {
+  size_t in = 0, out = 0;
+  size_t checked = SIZE_MAX;  // leading elements of out with a defined result (default all)
+};
+
+enum class InPlace { never, optional, always };
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+
+  std::string name, summary;
+  InPlace in_place_form = InPlace::optional;
+  bool reduces = false;  // takes -o
+  bool has_data = true;  // false: barrier
+  std::vector<CollectiveAlgorithm> algorithms;
+  std::vector<LibraryCall> library;
+
+  virtual double busbw_factor(int P) const = 0;  // nccl-tests' definitions
+  virtual Layout layout(int P, int r, int root, size_t N, bool in_place) const = 0;
+  // Rank r's input element i.
+  virtual int64_t input(Fill fill, Op op, int P, size_t, int r, size_t i) const {
+    return reduces ? fill_value(fill, op, r, i, P) : move_value(fill, r, i);
+  }
+  // In place: the input element the one buffer's element i holds before the
+  // run, or none when it is only room for the result.
+  virtual std::optional<size_t> starts_as(int P, int r, int root, size_t N, size_t i) const = 0;
+  // The right value of rank r's output element i, i < layout().checked.
+  virtual Source source(int P, int r, int root, size_t N, bool in_place, size_t i) const = 0;
+  // Bad input this operation cannot take at this P, or "".
+  virtual std::string refuse(int, size_t, bool) const { return ""; }
+  // For operations without data (barrier): their own check of one algorithm.
+  virtual Verdict check(Comm&, const std::function<void()>&) const { return {}; }
+};
+
+// Every operation, by program name: sendrecv, bcast, reduce, scatter, gather,
+// allgather, reduce_scatter, alltoall, barrier; one file each.
+std::unique_ptr<Operation> make_operation(const std::string& name);
+std::unique_ptr<Operation> make_sendrecv();
+std::unique_ptr<Operation> make_bcast();
+std::unique_ptr<Operation> make_reduce();
+std::unique_ptr<Operation> make_scatter();
+std::unique_ptr<Operation> make_gather();
+std::unique_ptr<Operation> make_allgather();
+std::unique_ptr<Operation> make_reduce_scatter();
+std::unique_ptr<Operation> make_alltoall();
+std::unique_ptr<Operation> make_barrier();
+
+constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
+
+// The whole program for one operation; returns the exit status.
+int collective_main(int argc, char** argv, const std::string& operation);
+
+// The algorithms, one file each.
+void sendrecv_pingpong(const CollectiveJob&);
+void sendrecv_exchange(const CollectiveJob&);
+void bcast_linear(const CollectiveJob&);
+void bcast_binomial(const CollectiveJob&);
+void bcast_scatter_allgather(const CollectiveJob&);
+void reduce_linear(const CollectiveJob&);
+void reduce_binomial(const CollectiveJob&);
+void scatter_linear(const CollectiveJob&);
+void scatter_binomial(const CollectiveJob&);
+void gather_linear(const CollectiveJob&);
+void gather_binomial(const CollectiveJob&);
+void allgather_ring(const CollectiveJob&);
+void allgather_recursive_doubling(const CollectiveJob&);
+void allgather_bruck(const CollectiveJob&);
+void reduce_scatter_ring(const CollectiveJob&);
+void reduce_scatter_pairwise(const CollectiveJob&);
+void alltoall_pairwise(const CollectiveJob&);
+void barrier_linear(const CollectiveJob&);
+void barrier_dissemination(const CollectiveJob&);
+
+// Their models. The tally_ forms add one algorithm's messages to a Tally, so
+// an algorithm built from two others adds both.
+Traffic model_sendrecv_pingpong(int P, size_t count, size_t esize, int root);
+Traffic model_sendrecv_exchange(int P, size_t count, size_t esize, int root);
+Traffic model_bcast_linear(int P, size_t count, size_t esize, int root);
+Traffic model_bcast_binomial(int P, size_t count, size_t esize, int root);
+Traffic model_bcast_scatter_allgather(int P, size_t count, size_t esize, int root);
+Traffic model_reduce_linear(int P, size_t count, size_t esize, int root);
+Traffic model_reduce_binomial(int P, size_t count, size_t esize, int root);
+Traffic model_scatter_linear(int P, size_t count, size_t esize, int root);
+Traffic model_scatter_binomial(int P, size_t count, size_t esize, int root);
+Traffic model_gather_linear(int P, size_t count, size_t esize, int root);
+Traffic model_gather_binomial(int P, size_t count, size_t esize, int root);
+Traffic model_allgather_ring(int P, size_t count, size_t esize, int root);
+Traffic model_allgather_recursive_doubling(int P, size_t count, size_t esize, int root);
+Traffic model_allgather_bruck(int P, size_t count, size_t esize, int root);
+Traffic model_reduce_scatter_ring(int P, size_t count, size_t esize, int root);
+Traffic model_reduce_scatter_pairwise(int P, size_t count, size_t esize, int root);
+Traffic model_alltoall_pairwise(int P, size_t count, size_t esize, int root);
+Traffic model_barrier_linear(int P, size_t count, size_t esize, int root);
+Traffic model_barrier_dissemination(int P, size_t count, size_t esize, int root);
+std::string remark_allgather_recursive_doubling(int P);
+void tally_scatter_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
+void tally_allgather_ring(Tally& t, int P, size_t count, size_t esize, int first_step);
+
+// Binomial trees over ranks relative to the root (v = 0 is the root), shared
+// by bcast, reduce, scatter and gather: ceil(log2 P) rounds.
+int binomial_rounds(int P);
+// The largest power of two dividing v (v > 0): v's parent is v - lowbit(v),
+// and v's subtree is v .. v + lowbit(v) - 1 (cut at P).
+int lowbit(int v);
+int log2_exact(int power_of_two);
+
+// Parts in the order of ranks counted from `start` (start, start+1, ... mod P),
+// the order binomial trees and Bruck's algorithm keep them in. It is the
+// buffer rotated left by offset(start).
+struct RotatedParts {
+  Partition parts;
+  int start;
+  size_t offset(int u) const;  // elements before relative part u, for u = 0 .. P
+  size_t size(int u) const { return parts.size((u + start) % parts.parts); }
+};
+// Counts and displacements for MPI's v-variants (ints: the program refuses
+// counts over INT_MAX), and whether the plain call will do.
+struct MpiParts {
+  explicit MpiParts(const Partition& parts);
+  std::vector<int> counts, displs;
+  bool even;
+};
+
+// dst := src rotated left by first_B bytes (dst and src must not overlap).
+void rotate_copy(void* dst, const void* src, size_t total_B, size_t first_B);
+
+// barrier.cpp: which ranks left a barrier before the last one arrived. Times
+// are on one reference clock, each known to within its error bound.
+struct BarrierTiming {
+  double enter, enter_err;             // the late rank's arrival
+  std::vector<double> exit, exit_err;  // every rank's departure
+};
+std::vector<int> early_leavers(const BarrierTiming& t);
+
+}  // namespace commlab

@@ -1,0 +1,211 @@
+// One collective program: the operation's library call and its hand-written
+// algorithms on the same data, for every dtype x op x size asked for.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+
+#include "collective.hpp"
+#include "core/bench.hpp"
+#include "core/errors.hpp"
+
+namespace commlab {
+
+namespace {
+
+std::unique_ptr<Operation> (*const kOperations[])() = {
+    make_sendrecv,  make_bcast,          make_reduce,   make_scatter, make_gather,
+    make_allgather, make_reduce_scatter, make_alltoall, make_barrier};
+
+std::vector<std::string> names(const std::vector<CollectiveAlgorithm>& algorithms) {
+  std::vector<std::string> v;
+  for (const auto& a : algorithms) v.push_back(a.name);
+  return v;
+}
+
+// Everything about the flags that needs P, on every rank alike.
+void refuse_bad_input(const Operation& op, const Options& o, int P) {
+  if (o.in_place && op.in_place_form == InPlace::never)
+    throw UsageError("--in-place: " + op.name + " has no in-place form");
+  if (!op.has_data) return;
+  for (DType t : o.dtypes)
+    for (size_t n : o.counts_for(t)) {
+      if (n > size_t(INT_MAX))
+        throw UsageError(
+            fmt::format("{} elements: MPI counts are int, so {} takes at most {} elements of {}", n,
+                        op.name, INT_MAX, name(t)));
+      std::string why = op.refuse(P, n, o.in_place);
+      if (!why.empty()) throw UsageError(why);
+    }
+}
+
+class ShapeRun {
+ public:
+  ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op, Workspace& scratch)
+      : runner_(runner), comm_(comm), o_(o), op_(op), scratch_(scratch) {}
+
+  // The library call(s), then each hand-written algorithm asked for, on one shape.
+  std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
+                           size_t N) {
+    const int P = comm_.size(), me = comm_.rank(), root = o_.root;
+    const bool in_place = op_.in_place_form == InPlace::always ||
+                          (op_.in_place_form == InPlace::optional && o_.in_place);
+    const Layout L = op_.layout(P, me, root, N, in_place);
+    const size_t checked = std::min(L.checked, L.out);
+    const Fill fill = o_.show ? Fill::rank : Fill::pattern;
+    auto value = [&](int r, size_t i) { return op_.input(fill, op_kind, P, N, r, i); };
+    const Reduction red{dtype, op_kind};
+
+    // Out of place: this rank's input. In place: what its one buffer holds before each run.
+    Buffer input(dtype, in_place ? L.out : L.in);
+    if (in_place)
+      input.fill([&](size_t i) {
+        std::optional<size_t> s = op_.starts_as(P, me, root, N, i);
+        return s ? value(me, *s) : kJunk;
+      });
+    else
+      input.fill([&](size_t i) { return value(me, i); });
+    // The exact answer, once per shape and only when results are checked.
+    std::optional<Buffer> exact;
+    if (o_.check) {
+      exact.emplace(dtype, checked);
+      exact->fill([&](size_t i) {
+        Source s = op_.source(P, me, root, N, in_place, i);
+        if (s.from != kAllRanks) return value(s.from, s.index);
+        int64_t acc = value(0, s.index);
+        for (int r = 1; r < P; ++r) acc = combine(op_kind, acc, value(r, s.index));
+        return acc;
+      });
+    }
+
+    const Shape shape{dtype, op_kind, N, op_.busbw_factor(P), op_.reduces, true};
+    std::vector<Row> rows;
+    std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
+    auto make_case = [&](const std::string& name, const std::string& impl, auto run, Buffer& out) {
+      Case c;
+      c.algorithm = name;
+      c.impl = impl;
+      c.prepare = [&out, &input, in_place] {
+        if (in_place) out.copy_from(input);
+      };
+      c.run = [this, run, &out, &input, in_place, N, red, root] {
+        run(CollectiveJob{comm_, in_place ? out.data() : input.data(), out.data(), N, red, root,
+                          scratch_});
+      };
+      c.input = &input;
+      c.output = &out;
+      out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
+      return c;
+    };
+
+    lib_results.reserve(op_.library.size());
+    for (const LibraryCall& lib : op_.library) {
+      if (!lib.pairs_with.empty() &&
+          std::find(algorithms.begin(), algorithms.end(), lib.pairs_with) == algorithms.end())
+        continue;
+      Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out)).second;
+      Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name, "mpi",
+                         lib.run, out);
+      c.check = [&] {
+        Mismatch m = compare(out, *exact, checked);
+        return Verdict{m.wrong, std::nullopt, m.first};
+      };
+      c.time_scale = lib.time_scale;
+      rows.push_back(runner_.measure(shape, c));
+    }
+
+    Buffer out(dtype, L.out);
+    for (const CollectiveAlgorithm& algo : op_.algorithms) {
+      if (std::find(algorithms.begin(), algorithms.end(), algo.name) == algorithms.end()) continue;
+      const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
+      for (const auto& [pairs_with, result] : lib_results)
+        if (pairs_with == algo.name) lib = &result;
+      Case c = make_case(algo.name, "hand", algo.run, out);
+      c.check = [&, lib] {
+        Mismatch m = compare(out, *exact, checked);
+        return Verdict{m.wrong, compare(out, *lib, checked).wrong, m.first};
+      };
+      c.model = algo.model(P, N, red.esize(), root);
+      for (const LibraryCall& l : op_.library)
+        if (l.pairs_with == algo.name) c.time_scale = l.time_scale;
+      Row row = runner_.measure(shape, c);
+      if (row.note.empty() && algo.remark) row.note = algo.remark(P);
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  // Barrier: no buffers; each implementation checked by the operation itself.
+  std::vector<Row> measure_without_data(const std::vector<std::string>& algorithms) {
+    const int P = comm_.size();
+    const Shape shape{DType::float32, Op::sum, 0, 0, false, false};
+    auto make_case = [&](const std::string& name, const std::string& impl, auto run) {
+      Case c;
+      c.algorithm = name;
+      c.impl = impl;
+      c.prepare = [] {};
+      c.run = [this, run] {
+        run(CollectiveJob{
+            comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root, scratch_});
+      };
+      c.check = [this, run = c.run] { return op_.check(comm_, run); };
+      return c;
+    };
+    std::vector<Row> rows;
+    for (const LibraryCall& lib : op_.library)
+      rows.push_back(runner_.measure(shape, make_case(lib.name, "mpi", lib.run)));
+    for (const CollectiveAlgorithm& algo : op_.algorithms) {
+      if (std::find(algorithms.begin(), algorithms.end(), algo.name) == algorithms.end()) continue;
+      Case c = make_case(algo.name, "hand", algo.run);
+      c.model = algo.model(P, 0, 0, o_.root);
+      rows.push_back(runner_.measure(shape, c));
+    }
+    return rows;
+  }
+
+ private:
+  Runner& runner_;
+  Comm& comm_;
+  const Options& o_;
+  const Operation& op_;
+  Workspace& scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> make_operation(const std::string& name) {
+  for (auto make : kOperations) {
+    auto op = make();
+    if (op->name == name) return op;
+  }
+  throw UsageError("unknown collective '" + name + "'");
+}
+
+int collective_main(int argc, char** argv, const std::string& operation) {
+  const std::unique_ptr<Operation> op = make_operation(operation);
+  std::vector<std::string> algorithms;
+  Workspace scratch;
+  return program_main(
+      argc, argv, op->name,
+      op->name + ": " + op->summary +
+          "; hand-written algorithms beside the MPI library, checked, timed and counted",
+      // Per rank at most: the input, two results, the exact answer and scratch
+      // of up to twice the message.
+      op->has_data ? 6 : 0,
+      [&](const Options& o, int P) {
+        algorithms = pick_algorithms(o, names(op->algorithms));
+        refuse_bad_input(*op, o, P);
+      },
+      [&](Runner& runner, Comm& comm, const Options& o) {
+        ShapeRun shapes(runner, comm, o, *op, scratch);
+        if (!op->has_data) return runner.emit(shapes.measure_without_data(algorithms));
+        const std::vector<Op> ops = op->reduces ? o.ops : std::vector<Op>{Op::sum};
+        for (DType dtype : o.dtypes)
+          for (Op op_kind : ops)
+            for (size_t count : o.counts_for(dtype))
+              runner.emit(shapes.measure(algorithms, dtype, op_kind, count));
+      });
+}
+
+}  // namespace commlab

@@ -1,0 +1,35 @@
+// Linear reduce, the naive one: every other rank sends its whole buffer to the
+// root, which adds them in one after another (root+1, root+2, ... mod P).
+//
+//   step k-1 (k = 1 .. P-1): rank root+k sends its buffer to the root
+//
+// P-1 steps; the root's link carries (P-1)N and the root does all the adding.
+#include <cstring>
+
+#include "collective.hpp"
+
+namespace commlab {
+
+void reduce_linear(const CollectiveJob& job) {
+  Comm& comm = job.comm;
+  const int P = comm.size(), me = comm.rank(), root = job.root;
+  const size_t bytes = job.count * job.esize();
+  if (me != root) {
+    comm.send(root, job.in, bytes, {(me - root + P) % P - 1});
+    return;
+  }
+  if (!job.in_place() && bytes) std::memcpy(job.out, job.in, bytes);
+  void* incoming = job.scratch.get(bytes);
+  for (int k = 1; k < P; ++k) {
+    comm.recv((root + k) % P, incoming, bytes, {k - 1});
+    job.red.apply(job.out, incoming, job.count);
+  }
+}
+
+Traffic model_reduce_linear(int P, size_t count, size_t esize, int root) {
+  Tally t(P);
+  for (int k = 1; k < P; ++k) t.message(k - 1, (root + k) % P, root, count * esize);
+  return t.traffic();
+}
+
+}  // namespace commlab
