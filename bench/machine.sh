@@ -15,5 +15,15 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
 else
   echo "- gpu: none"
 fi
+if command -v nvcc >/dev/null; then
+  echo "- cuda: $(nvcc --version | grep -o 'release [0-9.]*' | head -1)"
+else
+  echo "- cuda: none"
+fi
+nccl=$(ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h 2>/dev/null | head -1)
+if [ -n "$nccl" ]; then
+  echo "- nccl: $(awk '/define NCCL_(MAJOR|MINOR|PATCH) / {printf "%s%s", sep, $3; sep="."}' "$nccl") (headers; used with -d cuda)"
+else
+  echo "- nccl: none"
+fi
 echo "- commlab: $(git describe --always --dirty 2>/dev/null || echo unknown)"
-echo "- launched: mpirun -np P --oversubscribe --bind-to none (all ranks on this one machine)"

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Plots a sweep folder's allreduce.csv: time and bus bandwidth against size,
-one panel per P, hand-written algorithms beside MPI_Allreduce."""
+"""Plots a sweep folder's rows.csv (bench/sweep.sh) into PNG files beside it:
+
+  traffic_vs_P.png   bytes the busiest rank sends, counted, over the taught formulas
+  time_vs_size.png   time per call against message size, one panel per operation
+  busbw_vs_size.png  bus bandwidth against size, hand-written beside the library
+  time_vs_P.png      all-reduce time against P at the largest size swept
+"""
 import csv
+import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -11,71 +17,131 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+ALLREDUCE = ["allreduce_master_worker", "allreduce_ring", "allreduce_tree"]
+TAUGHT = {  # brief.md, as taught; T in units of N; a marker each, so equal points stay visible
+    "master_worker": ("(P-1) N", lambda P: P - 1, "s", 11),
+    "ring": ("2 (N/P) (P-1)", lambda P: 2 * (P - 1) / P, "o", 8),
+    "tree": ("log2(P) N", lambda P: math.log2(P), "^", 6),
+}
+
+
+def load(folder):
+    with open(folder / "rows.csv", newline="") as f:
+        return [r for r in csv.DictReader(f) if r["check"] != "FAIL"]
+
+
+def panel_name(r):
+    return "allreduce" if r["program"] in ALLREDUCE else r["program"]
+
+
+def line_name(r):
+    """Hand-written algorithms by name; the library as one line per call family."""
+    if r["impl"] == "hand":
+        return r["algorithm"]
+    if r["program"] == "sendrecv":
+        return r["algorithm"]
+    return "MPI library (" + r["algorithm"].rstrip("v").replace("_block", "") + ")"
+
+
+def mean_by(points):
+    """MPI_Allreduce is timed by each all-reduce program: one mean point per x."""
+    by_x = defaultdict(list)
+    for x, y in points:
+        by_x[x].append(y)
+    return sorted((x, sum(ys) / len(ys)) for x, ys in by_x.items())
+
+
+def style(name):
+    if not name.startswith("MPI"):
+        return dict(marker="o")
+    return dict(linestyle="--", marker="", color="0.55" if "Isend" in name else "k")
+
+
+def traffic_vs_P(rows, folder):
+    hand = [r for r in rows if r["program"] in ALLREDUCE and r["impl"] == "hand" and r["sent_max_rank_B"]]
+    if not hand:
+        return
+    N = max(int(r["bytes"]) for r in hand)
+    fig, ax = plt.subplots(figsize=(7, 5))
+    Ps = sorted({int(r["P"]) for r in hand})
+    grid = [P / 10 for P in range(10, 10 * max(Ps) + 1)]
+    for algo, (formula, T, marker, size) in TAUGHT.items():
+        pts = sorted((int(r["P"]), int(r["sent_max_rank_B"]) / N) for r in hand
+                     if r["algorithm"] == algo and int(r["bytes"]) == N)
+        line = ax.plot(grid, [T(P) for P in grid], "-", alpha=0.6, label=f"{algo}: taught T = {formula}")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, color=line[0].get_color(), markersize=size,
+                label=f"{algo}: counted, busiest rank sends")
+    ax.set(xlabel="processes P", ylabel=f"bytes / N   (N = {N >> 20} MiB)" if N >= 1 << 20 else "bytes / N",
+           title="All-reduce traffic: counted against the formulas as taught")
+    ax.set_xticks([1] + Ps)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "traffic_vs_P.png", dpi=90)
+    plt.close(fig)
+
+
+def by_size(rows, folder, column, ylabel, filename, logy):
+    P = max(int(r["P"]) for r in rows)
+    panels = list(dict.fromkeys(panel_name(r) for r in rows if r["program"] != "barrier"))
+    cols = min(4, len(panels))
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 4 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        series = defaultdict(list)
+        for r in rows:
+            if panel_name(r) == panel and int(r["P"]) == P and int(r["bytes"]) > 0:
+                series[line_name(r)].append((int(r["bytes"]), float(r[column])))
+        for name, pts in sorted(series.items(), key=lambda kv: (kv[0].startswith("MPI"), kv[0])):
+            pts = mean_by(pts)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, markersize=3, **style(name))
+        ax.set(xscale="log", yscale="log" if logy else "linear", title=f"{panel}, P = {P}",
+               xlabel="message size N (bytes)", ylabel=ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    device = sorted({r["device"] for r in rows})
+    fig.suptitle(f"commlab: hand-written against the library ({', '.join(device)} buffers, "
+                 f"{rows[0]['dtype']}; sendrecv ping-pong: one-way time)")
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(folder / filename, dpi=80)
+    plt.close(fig)
+
+
+def time_vs_P(rows, folder):
+    ar = [r for r in rows if r["program"] in ALLREDUCE]
+    if not ar:
+        return
+    N = max(int(r["bytes"]) for r in ar)
+    series = defaultdict(list)
+    for r in ar:
+        if int(r["bytes"]) == N:
+            series[line_name(r)].append((int(r["P"]), float(r["t_avg_us"]) / 1e3))
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for name, pts in sorted(series.items()):
+        pts = mean_by(pts)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, markersize=6, **style(name))
+    ax.set(xlabel="processes P", ylabel="time per call (ms)",
+           title=f"All-reduce of N = {N >> 20} MiB against P" if N >= 1 << 20 else f"All-reduce of {N} B against P")
+    ax.set_xticks(sorted({p for pts in series.values() for p, _ in pts}))
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(folder / "time_vs_P.png", dpi=90)
+    plt.close(fig)
+
 
 def main(folder):
     folder = Path(folder)
-    with open(folder / "allreduce.csv", newline="") as f:
-        data = [r for r in csv.DictReader(f) if int(r["bytes"]) > 0]
-    Ps = sorted({int(r["P"]) for r in data})
-    fig, axes = plt.subplots(2, len(Ps), figsize=(5 * len(Ps), 8), squeeze=False)
-    for col, P in enumerate(Ps):
-        series = defaultdict(list)
-        for r in data:
-            if int(r["P"]) == P:
-                name = r["algorithm"] if r["impl"] == "hand" else "MPI_Allreduce"
-                series[name].append((int(r["bytes"]), float(r["t_avg_us"]), float(r["busbw_GBps"])))
-        for name, raw in sorted(series.items()):
-            # MPI_Allreduce was timed once by each program: plot the mean per size.
-            by_size = defaultdict(list)
-            for b, t, bw in raw:
-                by_size[b].append((t, bw))
-            pts = [(b, sum(v[0] for v in vs) / len(vs), sum(v[1] for v in vs) / len(vs))
-                   for b, vs in sorted(by_size.items())]
-            style = "k--" if name == "MPI_Allreduce" else "-o"
-            axes[0][col].plot([p[0] for p in pts], [p[1] for p in pts], style, label=name, markersize=3)
-            axes[1][col].plot([p[0] for p in pts], [p[2] for p in pts], style, label=name, markersize=3)
-        axes[0][col].set(xscale="log", yscale="log", title=f"all-reduce, P = {P}",
-                         xlabel="message size N (bytes)", ylabel="time per call (us)")
-        axes[1][col].set(xscale="log", xlabel="message size N (bytes)", ylabel="bus bandwidth (GB/s)")
-        for ax in (axes[0][col], axes[1][col]):
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend()
-    fig.suptitle("commlab: hand-written all-reduce vs MPI_Allreduce (float32 sum, host buffers)")
-    fig.tight_layout()
-    fig.savefig(folder / "allreduce_time_busbw.png", dpi=90)
-    if (folder / "collectives.csv").exists():
-        plot_collectives(folder)
-
-
-def plot_collectives(folder):
-    """Time against size, one panel per operation at the largest P swept."""
-    with open(folder / "collectives.csv", newline="") as f:
-        data = [r for r in csv.DictReader(f)]
-    P = max(int(r["P"]) for r in data)
-    programs = list(dict.fromkeys(r["program"] for r in data if r["program"] != "barrier"))
-    cols = 4
-    fig, axes = plt.subplots((len(programs) + cols - 1) // cols, cols, figsize=(5 * cols, 8), squeeze=False)
-    for ax, program in zip(axes.flat, programs):
-        series = defaultdict(list)
-        for r in data:
-            if r["program"] == program and int(r["P"]) == P and int(r["bytes"]) > 0:
-                # One library line: MPI_Scatter and MPI_Scatterv (uneven parts) are one call to a user.
-                name = "MPI library" if r["impl"] == "mpi" and program != "sendrecv" else r["algorithm"]
-                series[(r["impl"], name)].append((int(r["bytes"]), float(r["t_avg_us"])))
-        for (impl, name), pts in sorted(series.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "--" if impl == "mpi" else "-o",
-                    label=name, markersize=3, color="k" if name == "MPI library" else None)
-        ax.set(xscale="log", yscale="log", title=f"{program}, P = {P}", xlabel="message size N (bytes)",
-               ylabel="time per call (us)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    for ax in list(axes.flat)[len(programs):]:
-        ax.axis("off")
-    fig.suptitle("commlab: hand-written collectives vs the MPI library (float32, host buffers; "
-                 "sendrecv: one-way time)")
-    fig.tight_layout()
-    fig.savefig(folder / "collectives_time.png", dpi=90)
+    rows = load(folder)
+    if not rows:
+        sys.exit(f"error: {folder / 'rows.csv'} has no rows that passed their checks")
+    traffic_vs_P(rows, folder)
+    by_size(rows, folder, "t_avg_us", "time per call (us)", "time_vs_size.png", True)
+    by_size(rows, folder, "busbw_GBps", "bus bandwidth (GB/s)", "busbw_vs_size.png", False)
+    time_vs_P(rows, folder)
 
 
 if __name__ == "__main__":

@@ -1,61 +1,116 @@
 #!/bin/bash
-# The main job (`make bench`): a local sweep of the three hand-written
-# all-reduce algorithms beside MPI_Allreduce, P = 2, 3, 4, sizes from 4 B to
-# 64 MiB; every other collective beside its MPI call, P = 3 and 4, 4 B to
-# 16 MiB; then the ring / MPI time ratio, 1 to 64 MiB at P = 2 and 4.
-# Writes results/$RUN/ (default: local): the CSVs, machine.md, summary.txt, a
-# plot. The folder is replaced only when the whole sweep has succeeded.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-RUN=${RUN:-local}
-PS=${PS:-"2 3 4"}
-SIZES=${SIZES:-4:64M}
-COLL_PS=${COLL_PS:-"3 4"}
-COLL_SIZES=${COLL_SIZES:-4:16M}
+# The sweep driver, and the main job (`make bench`). Runs a matrix of cells,
+# program x P x dtype x device, each one program launch over all SIZES, and
+# collects their rows into one CSV; then the report and the plots.
+#
+#   results/$RUN/rows.csv     every row (the programs' CSV schema)
+#   results/$RUN/cells.tsv    one line per cell: ok, or failed with its error
+#   results/$RUN/cells/       each cell's own CSV and output
+#   results/$RUN/machine.md   where, what and how it ran
+#   results/$RUN/report.md    the report (build/bin/report), and *.png plots
+#
+# Cells already ok are skipped when the same RUN is swept again, so an
+# interrupted sweep resumes (with the same SIZES, FACTOR, ITERS, WARMUP and
+# EXTRA: the script refuses others in the same folder); a failed cell is recorded, the sweep goes on, and
+# the script exits 1 at the end. Settings, from the environment:
+RUN=${RUN:-local}                           # results folder name
+OUT=${OUT:-results/$RUN}                    # or the folder itself
+PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
+PS=${PS:-"2 3 4 6"}                         # process counts
+SIZES=${SIZES:-4:16M}                       # -m MIN:MAX
+FACTOR=${FACTOR:-4}                         # -f between sizes
+DTYPES=${DTYPES:-float32}
+DEVICES=${DEVICES:-host}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
+EXTRA=${EXTRA:-}                            # more flags for every program, e.g. "-r 1"
+LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
 BIN=${BIN:-build/bin}
-PY=/usr/bin/python3   # Debian's, which has python3-matplotlib
+PY=/usr/bin/python3                         # Debian's, which has python3-matplotlib
+set -uo pipefail
+cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-for p in $PS $COLL_PS; do [[ $p =~ ^[1-9][0-9]*$ ]] || { echo "error: PS must list process counts, not '$p'" >&2; exit 2; }; done
-[ -x "$BIN/allreduce_ring" ] || { echo "error: $BIN/allreduce_ring is missing; run 'make build' first" >&2; exit 2; }
+die() { echo "error: $*" >&2; exit 2; }
+# Bad settings stop the sweep before anything is launched.
+for p in $PS; do [[ $p =~ ^[1-9][0-9]*$ ]] || die "PS must list process counts, not '$p'"; done
+for prog in $PROGRAMS; do
+  [ -x "$BIN/$prog" ] || die "PROGRAMS: $BIN/$prog is missing (run 'make build'; programs: $(ls "$BIN" 2>/dev/null | grep -v -e test -e report | tr '\n' ' '))"
+done
+[ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
+[ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
+if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
+case $LAUNCH in
+  mpirun) launch() { mpirun -q --oversubscribe --bind-to none -np "$@"; } ;;
+  srun)   launch() { local n=$1; shift; srun --mpi=pmix --ntasks "$n" "$@"; } ;;
+  *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
+esac
 
-out=results/$RUN
-tmp=$(mktemp -d results/.sweep-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$OUT/cells" || die "cannot create $OUT"
+touch "$OUT/cells.tsv"
+# What each row means must not change within one folder: the matrix may grow
+# (PROGRAMS, PS, DTYPES, DEVICES), the measurement settings may not.
+settings="SIZES=$SIZES FACTOR=$FACTOR ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
+if [ -s "$OUT/settings" ] && [ "$(cat "$OUT/settings")" != "$settings" ]; then
+  die "$OUT was swept with $(cat "$OUT/settings"), not $settings: use another RUN, or delete $OUT"
+fi
+echo "$settings" >"$OUT/settings"
+cells=()
+for prog in $PROGRAMS; do for p in $PS; do for t in $DTYPES; do for d in $DEVICES; do
+  cells+=("$prog P=$p $t $d")
+done; done; done; done
 
-launch() { mpirun -q --oversubscribe --bind-to none -np "$@"; }
-
-echo "== sweep: P in {$PS}, sizes $SIZES, $ITERS iterations after $WARMUP warm-up"
-for p in $PS; do
-  for algo in master_worker ring tree; do
-    echo "-- allreduce_$algo, P=$p"
-    launch "$p" "$BIN/allreduce_$algo" -m "$SIZES" -f 4 -i "$ITERS" -x "$WARMUP" \
-      --csv "$tmp/allreduce.csv" | awk '/ FAIL/ || NR <= 2'
-  done
+start=$SECONDS failed=0 total=${#cells[@]}
+stamp() { local s=$((SECONDS - start)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+echo "== sweep into $OUT: ${#cells[@]} cells ($PROGRAMS) x P in {$PS}, sizes $SIZES, via $LAUNCH"
+for i in "${!cells[@]}"; do
+  cell=${cells[$i]}
+  read -r prog pp t d <<<"$cell"
+  p=${pp#P=}
+  name=${prog}_P${p}_${t}_${d}
+  progress=$(printf '[%*d/%d]' ${#total} $((i + 1)) "$total")
+  if grep -q "^$cell	ok	" "$OUT/cells.tsv"; then
+    echo "$progress $cell: done before, skipped"
+    continue
+  fi
+  t0=$SECONDS
+  rm -f "$OUT/cells/$name.csv"
+  # shellcheck disable=SC2086
+  launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" -i "$ITERS" -x "$WARMUP" $EXTRA \
+    --csv "$OUT/cells/$name.csv" >"$OUT/cells/$name.log" 2>&1
+  rc=$?
+  grep -v "^$cell	" "$OUT/cells.tsv" >"$OUT/cells.tsv.new"
+  if [ $rc = 0 ]; then
+    printf '%s\tok\t%ds\t\n' "$cell" $((SECONDS - t0)) >>"$OUT/cells.tsv.new"
+    status=ok
+  else
+    failed=$((failed + 1))
+    why=$(grep -m1 -E '^error|FAIL' "$OUT/cells/$name.log" || tail -1 "$OUT/cells/$name.log")
+    printf '%s\tfailed\t%ds\texit %d: %s\n' "$cell" $((SECONDS - t0)) $rc "$why" >>"$OUT/cells.tsv.new"
+    status="FAILED (exit $rc: $why)"
+  fi
+  mv "$OUT/cells.tsv.new" "$OUT/cells.tsv"
+  echo "$progress $cell: $status, $((SECONDS - t0))s (elapsed $(stamp), $(( ${#cells[@]} - i - 1 )) left)"
 done
 
-echo "== every other collective: P in {$COLL_PS}, sizes $COLL_SIZES"
-for p in $COLL_PS; do
-  for op in sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier; do
-    echo "-- $op, P=$p"
-    launch "$p" "$BIN/$op" -m "$COLL_SIZES" -f 4 -i "$ITERS" -x "$WARMUP" \
-      --csv "$tmp/collectives.csv" | awk '/ FAIL/ || NR <= 2'
-  done
-done
+# One CSV of every cell's rows (those of failed cells included: they say FAIL).
+shopt -s nullglob
+parts=("$OUT"/cells/*.csv)
+if [ ${#parts[@]} -gt 0 ]; then
+  { head -1 "${parts[0]}"; for f in "${parts[@]}"; do tail -n +2 "$f"; done; } >"$OUT/rows.csv.new"
+  mv "$OUT/rows.csv.new" "$OUT/rows.csv"
+fi
+{
+  bash bench/machine.sh
+  echo "- launched: $LAUNCH$([ "$LAUNCH" = mpirun ] && echo " -np P --oversubscribe --bind-to none")"
+  echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
+  echo "- cells: $(grep -c '	ok	' "$OUT/cells.tsv") ok, $(grep -c '	failed	' "$OUT/cells.tsv") failed (cells.tsv)"
+} >"$OUT/machine.md"
 
-echo "== ring vs MPI_Allreduce, 1 MiB to 64 MiB"
-for p in 2 4; do
-  launch "$p" "$BIN/allreduce_ring" -m 1M:64M -i "$ITERS" -x "$WARMUP" \
-    --csv "$tmp/ring_vs_mpi.csv" >/dev/null
-done
-
-bash bench/machine.sh > "$tmp/machine.md"
-"$PY" bench/summarize.py "$tmp" | tee "$tmp/summary.txt"
-"$PY" bench/plot.py "$tmp"
-
-rm -rf "$out"
-mv "$tmp" "$out"
-trap - EXIT
-echo "== wrote $out/: $(cd "$out" && ls | tr '\n' ' ')"
+if [ -f "$OUT/rows.csv" ]; then
+  echo "== report: $OUT/report.md"
+  "$BIN/report" "$OUT" >/dev/null && sed -n '/## Checks/,/## Traffic/p' "$OUT/report.md" | grep -v '^## Traffic'
+  "$PY" bench/plot.py "$OUT" || echo "error: plotting failed" >&2
+fi
+echo "== $OUT: $(grep -c '	ok	' "$OUT/cells.tsv") cells ok, $failed failed in this sweep, $(stamp)"
+[ $failed = 0 ]

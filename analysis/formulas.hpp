@@ -1,0 +1,27 @@
+// Which measured quantity a taught formula's T is (brief.md: the formulas mix
+// definitions), or how far it is from the nearest one.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+struct Quantity {
+  std::string name;
+  double bytes;
+};
+
+struct FormulaMatch {
+  std::vector<std::string> matches;  // quantities within the tolerance of T
+  std::string nearest;               // when none matches: the closest one
+  double ratio = 0;                  // T / nearest
+  std::string describe(double T, const std::vector<Quantity>& q) const;
+};
+
+// Equal within `slack_B` bytes or `tolerance` (relative) counts as a match,
+// so a split uneven by an element per chunk still names its quantity;
+// describe() shows the bytes.
+FormulaMatch match_formula(double T, const std::vector<Quantity>& quantities, double slack_B = 0,
+                           double tolerance = 1e-4);
+
+}  // namespace commlab

@@ -1,0 +1,55 @@
+// report FOLDER: reads FOLDER/rows.csv (or every CSV named on the command
+// line) and FOLDER/cells.tsv when the sweep wrote one, prints the report and
+// writes it to FOLDER/report.md.
+#include <fmt/format.h>
+#include <fmt/os.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "report.hpp"
+
+int main(int argc, char** argv) {
+  namespace fs = std::filesystem;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    fmt::print(argc < 2 ? stderr : stdout,
+               "usage: report FOLDER [FILE.csv ...]\n"
+               "  reads FOLDER/rows.csv (or the CSV files named), prints the report and writes "
+               "FOLDER/report.md\n");
+    return argc < 2 ? 2 : 0;
+  }
+  const fs::path folder = argv[1];
+  std::vector<std::string> files;
+  for (int i = 2; i < argc; ++i) files.push_back(argv[i]);
+  if (files.empty()) files.push_back((folder / "rows.csv").string());
+  try {
+    std::vector<commlab::Measurement> rows;
+    for (const auto& f : files) {
+      if (!fs::exists(f)) throw commlab::ReportError(f + ": no such file");
+      auto more = commlab::read_rows(f);
+      rows.insert(rows.end(), more.begin(), more.end());
+    }
+    if (rows.empty()) throw commlab::ReportError(files.front() + ": no rows");
+    // The sweep's cell list, when there is one: the failed cells' lines.
+    std::vector<std::string> failed;
+    std::ifstream cells(folder / "cells.tsv");
+    for (std::string line; std::getline(cells, line);)
+      if (line.find("\tfailed\t") != std::string::npos) {
+        for (char& c : line)
+          if (c == '\t') c = ' ';
+        failed.push_back(line);
+      }
+    const std::string text = commlab::make_report(rows, folder.filename().string(), failed);
+    fmt::print("{}", text);
+    const fs::path out = folder / "report.md", tmp = folder / ".report.md.tmp";
+    {
+      auto f = fmt::output_file(tmp.string());
+      f.print("{}", text);
+    }
+    fs::rename(tmp, out);  // never a half-written report
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

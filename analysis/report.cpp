@@ -1,0 +1,250 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "fit.hpp"
+#include "formulas.hpp"
+
+namespace commlab {
+
+namespace {
+
+constexpr double kMissBy = 0.2;  // a model prediction off by more than this is called a miss
+
+// Rows that belong together: one program's implementation on one kind of data.
+struct Group {
+  std::string program, algorithm, impl, device, dtype, op;
+  auto key() const { return std::tie(program, algorithm, impl, device, dtype, op); }
+  bool operator<(const Group& o) const { return key() < o.key(); }
+};
+Group group_of(const Measurement& m) {
+  return {m.program, m.algorithm, m.impl, m.device, m.dtype, m.op};
+}
+
+// The regressors of the alpha-beta model (fit.hpp).
+std::array<double, 2> regressors(const Measurement& m) {
+  if (m.hand() && m.model_steps && m.model_critical_path_B)
+    return {double(*m.model_steps), double(*m.model_critical_path_B)};
+  return {1.0, double(m.bytes)};
+}
+
+std::vector<Quantity> quantities(const Measurement& m) {
+  std::vector<Quantity> q;
+  if (m.sent_max_B) q.push_back({"busiest sender", double(*m.sent_max_B)});
+  if (m.recv_max_B) q.push_back({"busiest receiver", double(*m.recv_max_B)});
+  if (m.sent_total_B) {
+    q.push_back({"mean sent per rank", double(*m.sent_total_B) / m.P});
+    q.push_back({"total sent", double(*m.sent_total_B)});
+  }
+  if (m.model_critical_path_B) {
+    q.push_back({"critical path", double(*m.model_critical_path_B)});
+    q.push_back({"one phase's critical path (half)", *m.model_critical_path_B / 2.0});
+  }
+  return q;
+}
+
+std::string checks(const std::vector<Measurement>& rows) {
+  size_t ok = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == "ok"; });
+  std::string s = fmt::format("{} rows; {} checked ok", rows.size(), ok);
+  size_t off = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == "off"; });
+  if (off) s += fmt::format(", {} not checked (-c off)", off);
+  s += ".\n";
+  for (const Measurement& m : rows)
+    if (m.check == "FAIL")
+      s += fmt::format("\n- **FAIL** {} {} ({}) P={} N={}: {}", m.program, m.algorithm, m.impl, m.P,
+                       human_bytes(m.bytes), m.note.empty() ? "see the program's output" : m.note);
+  return s + "\n";
+}
+
+std::string failed(const std::vector<std::string>& cells) {
+  if (cells.empty()) return "";
+  std::string s = fmt::format("\n{} sweep cells failed (cells.tsv; their output is in cells/):\n\n",
+                              cells.size());
+  for (const auto& c : cells) s += "- " + c + "\n";
+  return s;
+}
+
+// Each hand-written algorithm at each P, at the largest size swept there.
+std::string traffic(const std::vector<Measurement>& rows) {
+  std::map<std::tuple<Group, int>, const Measurement*> largest;
+  for (const Measurement& m : rows) {
+    if (!m.hand() || !m.sent_max_B) continue;
+    auto& top = largest[{group_of(m), m.P}];
+    if (!top || m.bytes > top->bytes) top = &m;
+  }
+  std::string s =
+      "Counted bytes of one call at the largest size swept, per hand-written algorithm and P "
+      "(critical path: from the model). T is brief.md's formula as taught; the last column says "
+      "which counted quantity it is, or how far it is from the nearest.\n\n"
+      "| program | algorithm | P | N | sent, busiest rank | sent, mean per rank | sent, all "
+      "ranks | critical path | taught T | T is |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [key, m] : largest) {
+    std::string T = "-", is = "-";
+    if (m->taught_T_B && !m->taught_formula.empty()) {
+      T = fmt::format("{} = {:.0f}", m->taught_formula, *m->taught_T_B);
+      auto q = quantities(*m);
+      // Whole-element chunks: a rank's 2(P-1) chunks may each be one element off.
+      const double slack = m->count ? 2.0 * m->P * (m->bytes / m->count) : 0;
+      is = match_formula(*m->taught_T_B, q, slack).describe(*m->taught_T_B, q);
+    }
+    s += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {} | {} | {} | {} |\n", m->program,
+                     m->algorithm, m->P, m->bytes, *m->sent_max_B,
+                     double(m->sent_total_B.value_or(0)) / m->P, m->sent_total_B.value_or(0),
+                     m->model_critical_path_B ? fmt::format("{}", *m->model_critical_path_B) : "-",
+                     T, is);
+  }
+  return s;
+}
+
+std::string sizes_list(std::vector<uint64_t> sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  std::string s;
+  for (uint64_t b : sizes) s += (s.empty() ? "" : ", ") + human_bytes(b);
+  return s;
+}
+
+// Fits `ms` and counts the rows it predicts within kMissBy; `missed` gets the others.
+struct Assessed {
+  Fit fit;
+  int within = 0;
+};
+Assessed assess(const std::vector<const Measurement*>& ms,
+                std::map<int, std::vector<uint64_t>>* missed = nullptr) {
+  std::vector<std::array<double, 2>> x;
+  std::vector<double> t;
+  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_avg_us);
+  Assessed a{fit_alpha_beta(x, t)};
+  for (size_t i = 0; i < ms.size(); ++i) {
+    double predicted = a.fit.predict(x[i][0], x[i][1]);
+    if (t[i] > 0 && std::abs(predicted - t[i]) <= kMissBy * t[i])
+      ++a.within;
+    else if (missed)
+      (*missed)[ms[i]->P].push_back(ms[i]->bytes);
+  }
+  return a;
+}
+
+std::string per_byte(const Fit& f) { return f.b > 0 ? fmt::format("{:.2f}", 1e-3 / f.b) : "-"; }
+
+std::string timing(const std::vector<Measurement>& rows) {
+  std::map<Group, std::vector<const Measurement*>> groups;
+  for (const Measurement& m : rows)
+    if (m.check != "FAIL") groups[group_of(m)].push_back(&m);
+  std::string table =
+      "One fit per algorithm over every P and size: t = alpha x steps + beta x critical-path "
+      "bytes for the hand-written ones (their schedule is known), t = alpha + beta x N for the "
+      "library's. Least squares on the relative error. A row is a miss when the model is off by "
+      "more than 20%. The last column fits each P on its own: where those fit and the one across "
+      "P does not, alpha and beta themselves change with P (ranks sharing cores do that).\n\n"
+      "| program | algorithm | impl | dtype | alpha (us) | beta (ns/B) | 1/beta (GB/s) | R^2 | "
+      "rows within 20% | each P alone: alpha us, 1/beta GB/s, within 20% |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string misses;
+  for (const auto& [g, ms] : groups) {
+    std::map<int, std::vector<uint64_t>> missed;  // sizes, by P
+    Assessed all = assess(ms, &missed);
+    std::map<int, std::vector<const Measurement*>> by_P;
+    for (const Measurement* m : ms) by_P[m->P].push_back(m);
+    std::string each;
+    for (const auto& [P, pms] : by_P) {
+      Assessed a = assess(pms);
+      each += fmt::format("{}P={}: {:.1f}, {}, {}/{}", each.empty() ? "" : "; ", P, a.fit.a,
+                          per_byte(a.fit), a.within, pms.size());
+    }
+    table += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.4f} | {} | {:.3f} | {} of {} | {} |\n",
+                         g.program, g.algorithm, g.impl, g.dtype, all.fit.a, all.fit.b * 1e3,
+                         per_byte(all.fit), all.fit.r2, all.within, ms.size(), each);
+    if (missed.empty()) continue;
+    misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, g.impl);
+    for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));
+    misses.back() = '\n';
+  }
+  if (!misses.empty()) table += "\nWhere the model misses by more than 20%:\n\n" + misses;
+  return table;
+}
+
+// sendrecv has two library calls; each hand-written pattern has its own.
+const Measurement* library_for(const std::string& algorithm,
+                               const std::vector<const Measurement*>& libs) {
+  for (const Measurement* l : libs)
+    if (algorithm == "exchange" && l->algorithm == "MPI_Isend/MPI_Irecv") return l;
+  return libs.front();
+}
+
+std::string against_library(const std::vector<Measurement>& rows) {
+  // (program, P, device, dtype, op) -> size -> rows
+  std::map<std::tuple<std::string, int, std::string, std::string, std::string>,
+           std::map<uint64_t, std::vector<const Measurement*>>>
+      tables;
+  for (const Measurement& m : rows)
+    tables[{m.program, m.P, m.device, m.dtype, m.op}][m.bytes].push_back(&m);
+  std::string s =
+      "Time of each hand-written algorithm over the library call's on the same data in the same "
+      "run (below 1: the hand-written one is faster), and both bus bandwidths (GB/s).\n";
+  for (const auto& [key, by_size] : tables) {
+    const auto& [program, P, device, dtype, op] = key;
+    std::vector<std::string> hand;
+    for (const auto& [bytes, ms] : by_size)
+      for (const Measurement* m : ms)
+        if (m->hand() && std::find(hand.begin(), hand.end(), m->algorithm) == hand.end())
+          hand.push_back(m->algorithm);
+    if (hand.empty()) continue;
+    s += fmt::format("\n### {}, P = {} ({}, {}{})\n\n| N | library | us | busbw |", program, P,
+                     device, dtype, op == "none" ? "" : " " + op);
+    for (const auto& h : hand) s += fmt::format(" {} / lib | {} busbw |", h, h);
+    s += "\n|---|---|---|---|";
+    for (size_t i = 0; i < hand.size(); ++i) s += "---|---|";
+    s += "\n";
+    for (const auto& [bytes, ms] : by_size) {
+      std::vector<const Measurement*> libs;
+      for (const Measurement* m : ms)
+        if (!m->hand()) libs.push_back(m);
+      if (libs.empty()) continue;
+      s += fmt::format("| {} | {} | {:.1f} | {:.3f} |", human_bytes(bytes), libs[0]->algorithm,
+                       libs[0]->t_avg_us, libs[0]->busbw_GBps);
+      for (const auto& h : hand) {
+        auto it = std::find_if(ms.begin(), ms.end(),
+                               [&](auto* m) { return m->hand() && m->algorithm == h; });
+        const Measurement* lib = library_for(h, libs);
+        if (it == ms.end() || lib->t_avg_us <= 0)
+          s += " - | - |";
+        else
+          s +=
+              fmt::format(" {:.2f} | {:.3f} |", (*it)->t_avg_us / lib->t_avg_us, (*it)->busbw_GBps);
+      }
+      s += "\n";
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string human_bytes(uint64_t b) {
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{} GiB", b >> 30);
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+
+std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
+                        const std::vector<std::string>& failed_cells) {
+  std::set<std::string> hosts;
+  for (const Measurement& m : rows) hosts.insert(m.host);
+  std::string on;
+  for (const auto& h : hosts) on += (on.empty() ? "" : ", ") + h;
+  return fmt::format(
+      "# commlab report: {}\n\nMeasured on {}.\n\n## Checks\n\n{}\n"
+      "## Traffic against the taught formulas\n\n{}\n"
+      "## Time: the alpha-beta model\n\n{}\n"
+      "## Hand-written against the library\n\n{}",
+      title, on.empty() ? "-" : on, checks(rows) + failed(failed_cells), traffic(rows),
+      timing(rows), against_library(rows));
+}
+
+}  // namespace commlab

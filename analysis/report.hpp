@@ -1,0 +1,19 @@
+// The report of a results folder: checks, traffic against the taught
+// formulas, the alpha-beta fit of every algorithm, and each hand-written
+// algorithm against the library, as Markdown.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "rows.hpp"
+
+namespace commlab {
+
+// `failed_cells`: sweep cells that did not finish (cells.tsv), listed under the checks.
+std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
+                        const std::vector<std::string>& failed_cells = {});
+
+// "4 B", "16 KiB", "64 MiB".
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace commlab

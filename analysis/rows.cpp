@@ -1,0 +1,72 @@
+#include "rows.hpp"
+
+// clang-format off
+#include <limits>  // before csv.h, which uses std::numeric_limits without including it
+#include <libfccp/csv.h>
+// clang-format on
+#include <fmt/format.h>
+
+namespace commlab {
+
+namespace {
+
+// Traffic columns are empty on library rows: read them as text.
+std::optional<uint64_t> optional_count(const std::string& text, const char* column,
+                                       const std::string& where) {
+  if (text.empty()) return std::nullopt;
+  size_t used = 0;
+  try {
+    uint64_t v = std::stoull(text, &used);
+    if (used == text.size() && text[0] != '-') return v;
+  } catch (const std::exception&) {
+  }
+  throw ReportError(fmt::format("{}: column {} holds '{}', not a count", where, column, text));
+}
+
+std::optional<double> optional_number(const std::string& text, const char* column,
+                                      const std::string& where) {
+  if (text.empty()) return std::nullopt;
+  size_t used = 0;
+  try {
+    double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw ReportError(fmt::format("{}: column {} holds '{}', not a number", where, column, text));
+}
+
+}  // namespace
+
+std::vector<Measurement> read_rows(const std::string& path) {
+  std::vector<Measurement> rows;
+  try {
+    io::CSVReader<22, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_extra_column, "program", "algorithm", "impl", "device", "dtype", "op",
+                   "P", "count", "bytes", "t_avg_us", "busbw_GBps", "sent_max_rank_B",
+                   "recv_max_rank_B", "sent_total_B", "msgs_total", "steps", "model_steps",
+                   "model_critical_path_B", "taught_formula", "taught_T_B", "check", "host");
+    Measurement m;
+    std::string sent, recv, total, msgs, steps, model_steps, critical, taught;
+    while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, m.count,
+                       m.bytes, m.t_avg_us, m.busbw_GBps, sent, recv, total, msgs, steps,
+                       model_steps, critical, m.taught_formula, taught, m.check, m.host)) {
+      m.line = static_cast<int>(in.get_file_line());
+      const std::string where = fmt::format("{} line {}", path, m.line);
+      m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);
+      m.recv_max_B = optional_count(recv, "recv_max_rank_B", where);
+      m.sent_total_B = optional_count(total, "sent_total_B", where);
+      m.msgs = optional_count(msgs, "msgs_total", where);
+      m.steps = optional_count(steps, "steps", where);
+      m.model_steps = optional_count(model_steps, "model_steps", where);
+      m.model_critical_path_B = optional_count(critical, "model_critical_path_B", where);
+      m.taught_T_B = optional_number(taught, "taught_T_B", where);
+      if (m.P < 1) throw ReportError(where + ": P must be at least 1");
+      rows.push_back(m);
+    }
+  } catch (const io::error::base& e) {
+    throw ReportError(e.what());
+  }
+  return rows;
+}
+
+}  // namespace commlab

@@ -1,0 +1,38 @@
+// The rows of a results folder, read back from the programs' CSV (the schema
+// in core/results.cpp) with the fccp parser.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+// A file that cannot be read as rows; the message names the file and line.
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Measurement {
+  std::string program, algorithm, impl, device, dtype, op;
+  int P = 0;
+  uint64_t count = 0, bytes = 0;
+  double t_avg_us = 0, busbw_GBps = 0;
+  // Counted traffic of a hand-written row (library rows have none).
+  std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;
+  std::optional<uint64_t> model_steps, model_critical_path_B;
+  std::string taught_formula;
+  std::optional<double> taught_T_B;
+  std::string check, note, host;
+  int line = 0;  // in its file, for messages
+
+  bool hand() const { return impl == "hand"; }
+};
+
+// Every row of one CSV file. Throws ReportError naming the file and line of
+// the first row that is cut short, has too many columns or a bad number, or
+// a header without the columns this version writes.
+std::vector<Measurement> read_rows(const std::string& path);
+
+}  // namespace commlab

@@ -1,0 +1,63 @@
+#!/bin/bash
+# The sweep driver end to end, on a tiny matrix: rows, cells, report and
+# plots; a rerun skips what is done; a failing cell is recorded and the rest
+# goes on; bad settings stop it before anything runs; the report names the
+# line of a row it cannot read.
+set -u
+SRC=$1 BIN=$2
+export BIN OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); echo "ok   $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     | /' "$TMP/log" | tail -15; }
+sweep() { timeout 600 bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1; }
+
+export OUT=$TMP/run PROGRAMS="allreduce_ring allreduce_master_worker allreduce_tree bcast" PS="2 3" \
+  SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
+sweep && rc=0 || rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '	ok	' "$OUT/cells.tsv")" = 8 ] && [ -s "$OUT/rows.csv" ] \
+   && grep -q "^## Traffic against the taught formulas" "$OUT/report.md" \
+   && grep -q "^## Time: the alpha-beta model" "$OUT/report.md" \
+   && grep -q "^## Hand-written against the library" "$OUT/report.md" \
+   && grep -q "| allreduce_ring | ring | 3 |.*busiest sender" "$OUT/report.md" \
+   && grep -q "^- launched: mpirun" "$OUT/machine.md" && grep -q "^\[8/8\] " "$TMP/log"; then
+  ok "tiny sweep: 8 cells ok, rows.csv, report.md with its three parts, machine.md, progress"
+else fail "tiny sweep (exit $rc)"; fi
+pngs=0
+for f in traffic_vs_P time_vs_size busbw_vs_size time_vs_P; do
+  [ "$(head -c 4 "$OUT/$f.png" 2>/dev/null | tail -c 3)" = PNG ] && pngs=$((pngs + 1))
+done
+[ $pngs = 4 ] && ok "four PNG plots" || fail "plots: $pngs of 4 written"
+
+rows=$(wc -l <"$OUT/rows.csv")
+sweep && [ "$(grep -c 'done before, skipped' "$TMP/log")" = 8 ] && [ "$(wc -l <"$OUT/rows.csv")" = "$rows" ] \
+  && ok "rerun: every cell skipped, rows unchanged" || fail "rerun"
+
+# A root of 2 is bad input at P = 2 and fine at P = 3: half the cells fail.
+OUT=$TMP/failing EXTRA="-r 2" sweep && rc=0 || rc=$?
+if [ $rc = 1 ] && [ "$(grep -c '	failed	[0-9]*s	exit 2: error: -r 2: root must be below' "$TMP/failing/cells.tsv")" = 4 ] \
+   && [ "$(grep -c '	ok	' "$TMP/failing/cells.tsv")" = 4 ] \
+   && grep -q "4 sweep cells failed (cells.tsv" "$TMP/failing/report.md"; then
+  ok "failing cells recorded with their error, the rest ran, exit 1, the report lists them"
+else fail "failing cells (exit $rc)"; fi
+
+for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh"; do
+  env "$bad" OUT="$TMP/bad" bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1 && rc=0 || rc=$?
+  [ $rc = 2 ] && [ ! -e "$TMP/bad" ] && grep -q "^error: ${bad%%=*}" "$TMP/log" \
+    && ok "bad setting $bad: exit 2 before launching anything" || fail "bad setting $bad (exit $rc)"
+done
+SIZES=4:64 sweep && rc=0 || rc=$?
+[ $rc = 2 ] && grep -q "was swept with SIZES=4:4K" "$TMP/log" \
+  && ok "other sizes into the same folder: refused" || fail "settings change (exit $rc)"
+
+# The report on rows it cannot read: one line naming the file and line, exit 2.
+mkdir -p "$TMP/cut"
+head -3 "$OUT/rows.csv" >"$TMP/cut/rows.csv"
+tail -1 "$OUT/rows.csv" | cut -c1-40 >>"$TMP/cut/rows.csv"
+"$BIN/report" "$TMP/cut" >"$TMP/log" 2>&1 && rc=0 || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/log")" = 1 ] && grep -q "line 4" "$TMP/log" && [ ! -e "$TMP/cut/report.md" ] \
+  && ok "report of a cut-off row: $(cat "$TMP/log")" || fail "report on a cut row (exit $rc)"
+
+echo "$passes passed, $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,146 @@
+// The report's pieces: the alpha-beta fit recovers known parameters, a taught
+// formula finds the quantity it is, and the CSV reader names the line of a
+// row it cannot read.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <set>
+
+#include "analysis/fit.hpp"
+#include "analysis/formulas.hpp"
+#include "analysis/report.hpp"
+#include "analysis/rows.hpp"
+#include "core/results.hpp"
+
+using namespace commlab;
+
+TEST_CASE("the fit recovers alpha and beta from exact synthetic rows") {
+  const double alpha = 2.5, beta = 0.004;  // us per step, us per byte
+  std::vector<std::array<double, 2>> x;
+  std::vector<double> t;
+  for (int steps : {2, 4, 6})
+    for (double bytes : {0.0, 1e3, 1e5, 1e7}) {
+      x.push_back({double(steps), bytes});
+      t.push_back(alpha * steps + beta * bytes);
+    }
+  Fit f = fit_alpha_beta(x, t);
+  CHECK(f.a == Approx(alpha).epsilon(1e-9));
+  CHECK(f.b == Approx(beta).epsilon(1e-9));
+  CHECK(f.r2 == Approx(1.0));
+  CHECK(f.n == 12);
+}
+
+TEST_CASE("the fit with noise: close, and R^2 below 1") {
+  std::vector<std::array<double, 2>> x;
+  std::vector<double> t;
+  int k = 0;
+  for (double bytes = 4; bytes < 1e8; bytes *= 4, ++k) {
+    x.push_back({1, bytes});
+    t.push_back((10 + 1e-3 * bytes) * (k % 2 ? 1.05 : 0.95));  // +-5%
+  }
+  Fit f = fit_alpha_beta(x, t);
+  CHECK(f.a == Approx(10).epsilon(0.06));
+  CHECK(f.b == Approx(1e-3).epsilon(0.06));
+  CHECK(f.r2 < 1);
+  CHECK(f.r2 > 0.9);
+}
+
+TEST_CASE("the fit with no bytes at all (a barrier) finds alpha alone") {
+  Fit f = fit_alpha_beta({{4, 0}, {4, 0}}, {8, 8});
+  CHECK(f.a == Approx(2));
+  CHECK(f.b == 0);
+}
+
+TEST_CASE("a taught formula names the counted quantity it is") {
+  const double N = 1 << 20;
+  std::vector<Quantity> ring{{"busiest sender", 1.5 * N}, {"total sent", 6 * N}};
+  FormulaMatch m = match_formula(2 * (N / 4) * 3, ring);
+  CHECK(m.matches == std::vector<std::string>{"busiest sender"});
+  CHECK(m.describe(1.5 * N, ring) == "busiest sender");
+
+  // Master-worker's (P-1)N against a total of 2(P-1)N: no match, half of it.
+  std::vector<Quantity> mw{{"total sent", 6 * N}};
+  m = match_formula(3 * N, mw);
+  CHECK(m.matches.empty());
+  CHECK(m.nearest == "total sent");
+  CHECK(m.ratio == Approx(0.5));
+  CHECK(m.describe(3 * N, mw) == "none; 0.50 x total sent");
+
+  // An uneven split a few bytes off still matches, and says by how much.
+  std::vector<Quantity> uneven{{"busiest sender", 89478488}};
+  CHECK(match_formula(89478485.33, uneven).describe(89478485.33, uneven) ==
+        "busiest sender (+3 B: uneven split)");
+}
+
+namespace {
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/commlab_rows_XXXXXX";
+  int fd = mkstemp(name);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+// A real header and one library row and one hand-written row, as the programs write them.
+std::string good_csv() {
+  const std::set<std::string> text{
+      "device", "dtype", "op",          "traffic",         "note",
+      "host",   "date",  "mpi_version", "commlab_version", "taught_formula"};
+  std::string lib, hand;
+  for (const auto& c : csv_columns()) {
+    const bool traffic = c.find("_B") != std::string::npos ||
+                         c.find("steps") != std::string::npos ||
+                         c.find("msgs") != std::string::npos;
+    std::string v = c == "program"     ? "allreduce_ring"
+                    : c == "algorithm" ? "MPI_Allreduce"
+                    : c == "impl"      ? "mpi"
+                    : c == "P"         ? "4"
+                    : c == "check"     ? "ok"
+                    : text.count(c)    ? "x"
+                    : traffic          ? ""
+                                       : "16";
+    lib += (lib.empty() ? "" : ",") + v;
+    std::string w = c == "algorithm" ? "ring" : c == "impl" ? "hand" : v.empty() ? "24" : v;
+    hand += (hand.empty() ? "" : ",") + w;
+  }
+  return csv_header() + "\n" + lib + "\n" + hand + "\n";
+}
+}  // namespace
+
+TEST_CASE("rows read back: library rows have no traffic, hand-written ones do") {
+  std::string path = write_temp(good_csv());
+  auto rows = read_rows(path);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].impl == "mpi");
+  CHECK(!rows[0].sent_max_B);
+  CHECK(rows[1].hand());
+  CHECK(rows[1].sent_max_B == 24u);
+  CHECK(rows[1].P == 4);
+  CHECK(rows[1].line == 3);
+  CHECK(make_report(rows, "t").find("2 rows; 2 checked ok") != std::string::npos);
+  unlink(path.c_str());
+}
+
+TEST_CASE("a row cut short, a bad number or a foreign header: an error naming the line") {
+  std::string good = good_csv();
+  std::string cut = good.substr(0, good.rfind(',', good.size() - 30));  // last row loses columns
+  std::string path = write_temp(cut);
+  CHECK_THROWS_WITH(read_rows(path), Catch::Contains("line 3") && Catch::Contains("Too few"));
+
+  std::string bad = good;
+  bad.replace(bad.rfind(",24,"), 4, ",2x,");
+  std::ofstream(path) << bad;
+  CHECK_THROWS_WITH(read_rows(path), Catch::Contains("line 3"));
+
+  std::ofstream(path) << "a,b,c\n1,2,3\n";
+  CHECK_THROWS_WITH(read_rows(path), Catch::Contains("program"));
+  unlink(path.c_str());
+}
+
+TEST_CASE("sizes in the report read as people write them") {
+  CHECK(human_bytes(4) == "4 B");
+  CHECK(human_bytes(16384) == "16 KiB");
+  CHECK(human_bytes(64 << 20) == "64 MiB");
+  CHECK(human_bytes(1000) == "1000 B");
+}
