@@ -131,6 +131,45 @@ Assessed assess(const std::vector<const Measurement*>& ms,
 
 std::string per_byte(const Fit& f) { return f.b > 0 ? fmt::format("{:.2f}", 1e-3 / f.b) : "-"; }
 
+// Per program, at the largest P: each hand-written algorithm's measured time,
+// its fit's prediction and how far off that is.
+std::string predicted_beside_measured(
+    const std::map<std::string, std::vector<std::pair<const Group*, Fit>>>& programs,
+    const std::map<Group, std::vector<const Measurement*>>& groups) {
+  std::string s;
+  for (const auto& [title, fits] : programs) {
+    int P = 0;
+    for (const auto& [g, f] : fits)
+      for (const Measurement* m : groups.at(*g)) P = std::max(P, m->P);
+    std::map<uint64_t, std::vector<std::string>> by_size;
+    for (size_t k = 0; k < fits.size(); ++k)
+      for (const Measurement* m : groups.at(*fits[k].first)) {
+        if (m->P != P) continue;
+        auto& cells = by_size[m->bytes];
+        cells.resize(fits.size(), " - | - | - |");
+        auto r = regressors(*m);
+        double p = fits[k].second.predict(r[0], r[1]);
+        double off = m->t_avg_us > 0 ? (p - m->t_avg_us) / m->t_avg_us : 0;
+        cells[k] = fmt::format(" {:.1f} | {:.1f} | {}{:+.0f}%{} |", m->t_avg_us, p,
+                               std::abs(off) > kMissBy ? "**" : "", off * 100,
+                               std::abs(off) > kMissBy ? "**" : "");
+      }
+    s += fmt::format("\n### {}, P = {}: measured and predicted time (us)\n\n| N |", title, P);
+    for (const auto& [g, f] : fits) s += fmt::format(" {} | predicted | off |", g->algorithm);
+    s += "\n|---|";
+    for (size_t k = 0; k < fits.size(); ++k) s += "---|---|---|";
+    s += "\n";
+    for (const auto& [bytes, cells] : by_size) {
+      s += "| " + human_bytes(bytes) + " |";
+      for (const auto& c : cells) s += c;
+      s += "\n";
+    }
+  }
+  return s.empty()
+             ? ""
+             : "\nThe fits against the rows of the largest P, off by more than 20% in bold:\n" + s;
+}
+
 std::string timing(const std::vector<Measurement>& rows) {
   std::map<Group, std::vector<const Measurement*>> groups;
   for (const Measurement& m : rows)
@@ -145,9 +184,15 @@ std::string timing(const std::vector<Measurement>& rows) {
       "rows within 20% | each P alone: alpha us, 1/beta GB/s, within 20% |\n"
       "|---|---|---|---|---|---|---|---|---|---|\n";
   std::string misses;
+  // Predicted beside measured: each hand-written algorithm at its largest P, by program.
+  std::map<std::string, std::vector<std::pair<const Group*, Fit>>> predicted;
   for (const auto& [g, ms] : groups) {
     std::map<int, std::vector<uint64_t>> missed;  // sizes, by P
     Assessed all = assess(ms, &missed);
+    if (g.impl == "hand")
+      predicted[fmt::format("{}, {} {}{}", g.program, g.device, g.dtype,
+                            g.op == "none" ? "" : " " + g.op)]
+          .push_back({&g, all.fit});
     std::map<int, std::vector<const Measurement*>> by_P;
     for (const Measurement* m : ms) by_P[m->P].push_back(m);
     std::string each;
@@ -165,7 +210,7 @@ std::string timing(const std::vector<Measurement>& rows) {
     misses.back() = '\n';
   }
   if (!misses.empty()) table += "\nWhere the model misses by more than 20%:\n\n" + misses;
-  return table;
+  return table + predicted_beside_measured(predicted, groups);
 }
 
 // sendrecv has two library calls; each hand-written pattern has its own.
