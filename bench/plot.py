@@ -102,8 +102,9 @@ def by_size(rows, folder, column, ylabel, filename, logy):
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     device = sorted({r["device"] for r in rows})
-    fig.suptitle(f"commlab: hand-written against the library ({', '.join(device)} buffers, "
-                 f"{rows[0]['dtype']}; sendrecv ping-pong: one-way time)")
+    note = "; sendrecv ping-pong: one-way time" if "sendrecv" in panels else ""
+    fig.suptitle(f"hand-written vs library ({', '.join(device)}, {rows[0]['dtype']}{note})",
+                 fontsize=10 if len(panels) > 1 else 9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(folder / filename, dpi=80)
     plt.close(fig)

@@ -25,6 +25,7 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 EXTRA=${EXTRA:-}                            # more flags for every program, e.g. "-r 1"
 LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
+SRUN_FLAGS=${SRUN_FLAGS:-}                  # more srun flags, e.g. --distribution=cyclic
 BIN=${BIN:-build/bin}
 PY=/usr/bin/python3                         # Debian's, which has python3-matplotlib
 set -uo pipefail
@@ -42,7 +43,8 @@ done
 if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
 case $LAUNCH in
   mpirun) launch() { mpirun -q --oversubscribe --bind-to none -np "$@"; } ;;
-  srun)   launch() { local n=$1; shift; srun --mpi=pmix --ntasks "$n" "$@"; } ;;
+  # shellcheck disable=SC2086
+  srun)   launch() { local n=$1; shift; srun --mpi=pmix --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
   *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
 esac
 
@@ -102,7 +104,7 @@ if [ ${#parts[@]} -gt 0 ]; then
 fi
 {
   bash bench/machine.sh
-  echo "- launched: $LAUNCH$([ "$LAUNCH" = mpirun ] && echo " -np P --oversubscribe --bind-to none")"
+  echo "- launched: $LAUNCH$([ "$LAUNCH" = mpirun ] && echo " -np P --oversubscribe --bind-to none")$([ "$LAUNCH" = srun ] && echo " --mpi=pmix --ntasks P $SRUN_FLAGS; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}")"
   echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
   echo "- cells: $(grep -c '	ok	' "$OUT/cells.tsv") ok, $(grep -c '	failed	' "$OUT/cells.tsv") failed (cells.tsv)"
 } >"$OUT/machine.md"

@@ -1,0 +1,167 @@
+#!/bin/bash
+# Starts a real Slurm cluster on this machine, for trying the batch scripts
+# (and for the tests). Debian 12's Slurm packages, no systemd, no cgroups; as
+# root. Safe to run again: what is up stays up.
+#
+#   slurm/cluster_up.sh                       one node, NCPUS (8) CPUs advertised
+#   NODES=4 NCPUS=2 RATE=1gbit slurm/cluster_up.sh
+#                                             four emulated nodes cmlnode0..3, each a
+#                                             network namespace on bridge cmlbr0
+#                                             (10.79.0.0/24), every link capped at RATE
+# then:  source /tmp/commlab-cluster/env.sh ; sbatch ... ; slurm/cluster_down.sh
+set -euo pipefail
+PREFIX=${PREFIX:-/tmp/commlab-cluster}
+NODES=${NODES:-1}
+NCPUS=${NCPUS:-8}
+RATE=${RATE:-}
+# A second cluster beside the first (the tests run one) needs its own of these:
+TAG=${TAG:-cml}          # names: ${TAG}br0, ${TAG}node0.., ${TAG}v0..
+SUBNET=${SUBNET:-10.79.0}
+PORT=${PORT:-6817}       # slurmctld's; slurmd's is the next one
+HERE=$(cd "$(dirname "$0")" && pwd)
+export SLURM_CONF=$PREFIX/etc/slurm.conf
+die() { echo "error: $*" >&2; exit 2; }
+[[ $NODES =~ ^[1-9][0-9]?$ ]] || die "NODES must be a number of nodes from 1 to 99, not '$NODES'"
+[[ $NCPUS =~ ^[1-9][0-9]*$ ]] || die "NCPUS must be a number of CPUs, not '$NCPUS'"
+[ -z "$RATE" ] || [[ $RATE =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] || die "RATE must look like 100mbit or 1gbit, not '$RATE'"
+[[ $TAG =~ ^[a-z]{1,4}$ ]] || die "TAG must be 1 to 4 lower-case letters, not '$TAG'"
+[[ $SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "SUBNET must be the first three numbers of a /24, like 10.79.0"
+[[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a port number, not '$PORT'"
+[ "$(id -u)" = 0 ] || die "the local cluster needs root (daemons, namespaces, packages)"
+if [ -s "$PREFIX/nodes" ] && [ "$(cat "$PREFIX/nodes")" != "$NODES $TAG" ]; then
+  die "another cluster ($(cat "$PREFIX/nodes")) is up in $PREFIX; stop it first (slurm/cluster_down.sh)"
+fi
+
+# 1. Packages: without recommends (6 packages), and without letting apt start
+#    the system's own daemons.
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null || ! command -v srun >/dev/null; then
+  made_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && made_policy=1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    slurmctld slurmd slurm-client munge >/dev/null
+  [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d
+fi
+
+# 2. The emulated network: a namespace per node on one bridge, each node's
+#    link capped by a token bucket (this kernel has no netem: no added latency).
+if [ "$NODES" -gt 1 ]; then
+  ip link add ${TAG}br0 type bridge 2>/dev/null || true
+  ip addr replace $SUBNET.254/24 dev ${TAG}br0
+  ip link set ${TAG}br0 up
+  for i in $(seq 0 $((NODES - 1))); do
+    ns=${TAG}node$i
+    ip netns add $ns 2>/dev/null || true
+    if ! ip link show ${TAG}v$i >/dev/null 2>&1; then
+      ip link add ${TAG}v$i type veth peer name ${TAG}p$i
+      ip link set ${TAG}p$i netns $ns
+      ip link set ${TAG}v$i master ${TAG}br0 up
+    fi
+    ip -n $ns link set lo up
+    ip -n $ns addr replace $SUBNET.$((i + 1))/24 dev ${TAG}p$i
+    ip -n $ns link set ${TAG}p$i up
+    tc -n $ns qdisc del dev ${TAG}p$i root 2>/dev/null || true
+    [ -z "$RATE" ] || tc -n $ns qdisc add dev ${TAG}p$i root tbf rate "$RATE" burst 256kb latency 50ms
+  done
+  names=$(seq -f "${TAG}node%g" 0 $((NODES - 1)))
+  controller="$(hostname -s)($SUBNET.254)"
+else
+  names=$(hostname -s)
+  controller=$(hostname -s)
+fi
+
+# 3. Configuration.
+mkdir -p "$PREFIX"/{etc,log,run,spool/ctld,munge}
+chmod 711 "$PREFIX/munge"
+echo "$NODES $TAG" >"$PREFIX/nodes"
+[ -s "$PREFIX/munge/munge.key" ] || mungekey -c -k "$PREFIX/munge/munge.key"
+{
+  cat <<CONF
+ClusterName=commlab
+SlurmctldHost=$controller
+SlurmctldPort=$PORT
+SlurmdPort=$((PORT + 1))
+SlurmUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$PREFIX/munge/munge.socket
+StateSaveLocation=$PREFIX/spool/ctld
+SlurmdSpoolDir=$PREFIX/spool/d-%n
+TmpFS=$PREFIX/tmp/%n
+SlurmctldPidFile=$PREFIX/run/slurmctld.pid
+SlurmdPidFile=$PREFIX/run/slurmd-%n.pid
+SlurmctldLogFile=$PREFIX/log/slurmctld.log
+SlurmdLogFile=$PREFIX/log/slurmd-%n.log
+MailProg=/bin/true
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+MpiDefault=pmix
+ReturnToService=2
+MinJobAge=4
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+CONF
+  i=0
+  for n in $names; do
+    addr=127.0.0.1
+    [ "$NODES" -gt 1 ] && addr=$SUBNET.$((i + 1))
+    echo "NodeName=$n NodeAddr=$addr CPUs=$NCPUS Sockets=1 CoresPerSocket=$NCPUS ThreadsPerCore=1 RealMemory=2000 State=UNKNOWN"
+    mkdir -p "$PREFIX/spool/d-$n" "$PREFIX/tmp/$n"
+    i=$((i + 1))
+  done
+  echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+} >"$SLURM_CONF.new"
+mv "$SLURM_CONF.new" "$SLURM_CONF"
+{
+  echo "export SLURM_CONF=$SLURM_CONF"
+  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  # Emulated nodes: MPI must use the bridge, not loopback or the host's own interfaces.
+  [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24 OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
+  true
+} >"$PREFIX/env.sh"
+
+# 4. Daemons, detached, each with its PID file under $PREFIX/run: the only
+#    processes cluster_down.sh will stop.
+alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+if ! alive "$PREFIX/run/munged.pid"; then
+  setsid munged -F --socket="$PREFIX/munge/munge.socket" --key-file="$PREFIX/munge/munge.key" \
+    --log-file="$PREFIX/log/munged.log" --pid-file="$PREFIX/run/munged.pid" \
+    --seed-file="$PREFIX/munge/munged.seed" </dev/null >"$PREFIX/log/munged.out" 2>&1 &
+  for _ in $(seq 50); do [ -S "$PREFIX/munge/munge.socket" ] && break; sleep 0.1; done
+fi
+if ! alive "$PREFIX/run/slurmctld.pid"; then
+  rm -f "$PREFIX/run/slurmctld.pid"
+  setsid slurmctld -D -c </dev/null >"$PREFIX/log/slurmctld.out" 2>&1 &
+fi
+for n in $names; do
+  alive "$PREFIX/run/slurmd-$n.pid" && continue
+  rm -f "$PREFIX/run/slurmd-$n.pid"
+  if [ "$NODES" -gt 1 ]; then  # nsenter, not 'ip netns exec', which remounts /sys and hides cgroupfs
+    setsid nsenter --net=/run/netns/$n unshare --uts /bin/sh -c "hostname $n; exec slurmd -D -N $n" \
+      </dev/null >"$PREFIX/log/slurmd-$n.out" 2>&1 &
+  else
+    setsid slurmd -D -N "$n" </dev/null >"$PREFIX/log/slurmd-$n.out" 2>&1 &
+  fi
+done
+
+# 5. Ready when every node takes jobs.
+ready() { [ -n "$1" ] && ! grep -qvE '^(idle|mixed|allocated)' <<<"$1"; }
+state=
+for _ in $(seq 60); do
+  state=$(sinfo -h -N -o %T 2>/dev/null || true)
+  ready "$state" && break
+  grep -qE 'down|drain' <<<"$state" && scontrol update nodename=ALL state=resume 2>/dev/null || true
+  sleep 0.5
+done
+if ! ready "$state"; then
+  echo "error: Slurm did not come up (node states: ${state:-none}); logs in $PREFIX/log" >&2
+  tail -n 5 "$PREFIX"/log/*.log >&2
+  exit 1
+fi
+sinfo
+echo "cluster up: $NODES node(s)${RATE:+, links at $RATE}. Now: source $PREFIX/env.sh"
