@@ -23,7 +23,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	bash bench/sweep.sh
+	FRESH=1 bash bench/sweep.sh
 
 clean:
 	rm -rf $(BUILD)

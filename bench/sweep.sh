@@ -9,7 +9,9 @@
 #   results/$RUN/machine.md   where, what and how it ran
 #   results/$RUN/report.md    the report (build/bin/report), and *.png plots
 #
-# Cells already ok are skipped when the same RUN is swept again, so an
+# FRESH=1 (what `make bench` sets) measures every cell anew and replaces the
+# folder only when all succeeded. Otherwise cells already ok are skipped when
+# the same RUN is swept again, so an
 # interrupted sweep resumes (with the same SIZES, FACTOR, ITERS, WARMUP and
 # EXTRA: the script refuses others in the same folder); a failed cell is recorded, the sweep goes on, and
 # the script exits 1 at the end. Settings, from the environment:
@@ -48,6 +50,15 @@ case $LAUNCH in
   *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
 esac
 
+# FRESH=1 (make bench): measure everything anew in a scratch folder beside
+# OUT, and put it in OUT's place only when every cell succeeded; OUT is left
+# as it was otherwise.
+final=
+if [ "${FRESH:-0}" = 1 ]; then
+  final=$OUT
+  mkdir -p "$(dirname "$OUT")" || die "cannot create $(dirname "$OUT")"
+  OUT=$(mktemp -d "$(dirname "$OUT")/.sweep-XXXXXX") || die "cannot create a scratch folder beside $final"
+fi
 mkdir -p "$OUT/cells" || die "cannot create $OUT"
 touch "$OUT/cells.tsv"
 # What each row means must not change within one folder: the matrix may grow
@@ -62,7 +73,7 @@ for prog in $PROGRAMS; do for p in $PS; do for t in $DTYPES; do for d in $DEVICE
   cells+=("$prog P=$p $t $d")
 done; done; done; done
 
-start=$SECONDS failed=0 total=${#cells[@]}
+start=$SECONDS failed=0 ran=0 total=${#cells[@]}
 stamp() { local s=$((SECONDS - start)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 echo "== sweep into $OUT: ${#cells[@]} cells ($PROGRAMS) x P in {$PS}, sizes $SIZES, via $LAUNCH"
 for i in "${!cells[@]}"; do
@@ -75,7 +86,7 @@ for i in "${!cells[@]}"; do
     echo "$progress $cell: done before, skipped"
     continue
   fi
-  t0=$SECONDS
+  t0=$SECONDS ran=$((ran + 1))
   rm -f "$OUT/cells/$name.csv"
   # shellcheck disable=SC2086
   launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" -i "$ITERS" -x "$WARMUP" $EXTRA \
@@ -102,7 +113,8 @@ if [ ${#parts[@]} -gt 0 ]; then
   { head -1 "${parts[0]}"; for f in "${parts[@]}"; do tail -n +2 "$f"; done; } >"$OUT/rows.csv.new"
   mv "$OUT/rows.csv.new" "$OUT/rows.csv"
 fi
-{
+# machine.md describes where cells ran: rewritten only when this sweep ran some.
+[ "$ran" -gt 0 ] || [ ! -s "$OUT/machine.md" ] && {
   bash bench/machine.sh
   echo "- launched: $LAUNCH$([ "$LAUNCH" = mpirun ] && echo " -np P --oversubscribe --bind-to none")$([ "$LAUNCH" = srun ] && echo " --mpi=pmix --ntasks P $SRUN_FLAGS; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}")"
   echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
@@ -115,4 +127,11 @@ if [ -f "$OUT/rows.csv" ]; then
   "$PY" bench/plot.py "$OUT" || echo "error: plotting failed" >&2
 fi
 echo "== $OUT: $(grep -c '	ok	' "$OUT/cells.tsv") cells ok, $failed failed in this sweep, $(stamp)"
+if [ -n "$final" ]; then
+  if [ $failed = 0 ]; then
+    rm -rf "$final" && mv "$OUT" "$final" && echo "== wrote $final"
+  else
+    echo "== $final left as it was; this sweep's results are in $OUT"
+  fi
+fi
 [ $failed = 0 ]

@@ -42,6 +42,15 @@ if [ $rc = 1 ] && [ "$(grep -c '	failed	[0-9]*s	exit 2: error: -r 2: root must b
   ok "failing cells recorded with their error, the rest ran, exit 1, the report lists them"
 else fail "failing cells (exit $rc)"; fi
 
+# FRESH=1 (make bench): measured anew, and the folder replaced only when every cell succeeded.
+mkdir -p "$TMP/fresh" && echo old >"$TMP/fresh/marker"
+OUT=$TMP/fresh FRESH=1 PROGRAMS=bcast PS=2 EXTRA="-r 2" sweep && rc=0 || rc=$?
+[ $rc = 1 ] && [ -f "$TMP/fresh/marker" ] && [ ! -e "$TMP/fresh/cells.tsv" ] \
+  && ok "FRESH=1 with a failing cell: the folder left as it was" || fail "FRESH=1, failing (exit $rc)"
+OUT=$TMP/fresh FRESH=1 PROGRAMS=bcast PS=2 sweep && rc=0 || rc=$?
+[ $rc = 0 ] && [ ! -e "$TMP/fresh/marker" ] && grep -q '	ok	' "$TMP/fresh/cells.tsv" \
+  && ok "FRESH=1: measured anew, the folder replaced" || fail "FRESH=1 (exit $rc)"
+
 for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh"; do
   env "$bad" OUT="$TMP/bad" bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1 && rc=0 || rc=$?
   [ $rc = 2 ] && [ ! -e "$TMP/bad" ] && grep -q "^error: ${bad%%=*}" "$TMP/log" \
