@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct CollectiveAlgorithm {
   Traffic (*model)(int P, size_t count, size_t esize, int root);
   // What the row should say about this P (a fallback taken), or "".
   std::string (*remark)(int P) = nullptr;
+  double time_scale = 1;  // see Case::time_scale
 };
 
 // The library call an operation is measured against. It takes the same job
@@ -55,8 +57,9 @@ struct LibraryCall {
   std::string name;         // e.g. MPI_Scatter
   std::string uneven_name;  // the v-variant used when P does not divide N
   void (*run)(const CollectiveJob& job);
-  std::string pairs_with = {};  // only run beside this algorithm (sendrecv's two)
-  double time_scale = 1;        // see Case::time_scale
+  // Only run beside this algorithm, which it is compared with (sendrecv's
+  // two), and timed the same way.
+  std::string pairs_with = {};
 };
 
 // Where the right value of an output element comes from: one rank's input
@@ -90,6 +93,11 @@ class Operation {
   std::vector<CollectiveAlgorithm> algorithms;
   std::vector<LibraryCall> library;
 
+  const CollectiveAlgorithm& algorithm(const std::string& wanted) const {
+    for (const auto& a : algorithms)
+      if (a.name == wanted) return a;
+    throw std::logic_error(name + " has no algorithm " + wanted);
+  }
   virtual double busbw_factor(int P) const = 0;  // nccl-tests' definitions
   virtual Layout layout(int P, int r, int root, size_t N, bool in_place) const = 0;
   // Rank r's input element i.
@@ -124,6 +132,9 @@ constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no inpu
 
 // The whole program for one operation; returns the exit status.
 int collective_main(int argc, char** argv, const std::string& operation);
+
+// sendrecv's partner of rank r: pairs (0,1), (2,3), ...; -1 for an odd last rank.
+int sendrecv_peer(int P, int r);
 
 // The algorithms, one file each.
 void sendrecv_pingpong(const CollectiveJob&);

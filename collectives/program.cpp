@@ -24,6 +24,10 @@ std::vector<std::string> names(const std::vector<CollectiveAlgorithm>& algorithm
   return v;
 }
 
+bool picked(const std::vector<std::string>& algorithms, const std::string& name) {
+  return std::find(algorithms.begin(), algorithms.end(), name) != algorithms.end();
+}
+
 // Everything about the flags that needs P, on every rank alike.
 void refuse_bad_input(const Operation& op, const Options& o, int P) {
   if (o.in_place && op.in_place_form == InPlace::never)
@@ -101,9 +105,7 @@ class ShapeRun {
 
     lib_results.reserve(op_.library.size());
     for (const LibraryCall& lib : op_.library) {
-      if (!lib.pairs_with.empty() &&
-          std::find(algorithms.begin(), algorithms.end(), lib.pairs_with) == algorithms.end())
-        continue;
+      if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
       Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out)).second;
       Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name, "mpi",
                          lib.run, out);
@@ -111,13 +113,13 @@ class ShapeRun {
         Mismatch m = compare(out, *exact, checked);
         return Verdict{m.wrong, std::nullopt, m.first};
       };
-      c.time_scale = lib.time_scale;
+      if (!lib.pairs_with.empty()) c.time_scale = op_.algorithm(lib.pairs_with).time_scale;
       rows.push_back(runner_.measure(shape, c));
     }
 
     Buffer out(dtype, L.out);
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
-      if (std::find(algorithms.begin(), algorithms.end(), algo.name) == algorithms.end()) continue;
+      if (!picked(algorithms, algo.name)) continue;
       const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
       for (const auto& [pairs_with, result] : lib_results)
         if (pairs_with == algo.name) lib = &result;
@@ -127,8 +129,7 @@ class ShapeRun {
         return Verdict{m.wrong, compare(out, *lib, checked).wrong, m.first};
       };
       c.model = algo.model(P, N, red.esize(), root);
-      for (const LibraryCall& l : op_.library)
-        if (l.pairs_with == algo.name) c.time_scale = l.time_scale;
+      c.time_scale = algo.time_scale;
       Row row = runner_.measure(shape, c);
       if (row.note.empty() && algo.remark) row.note = algo.remark(P);
       rows.push_back(row);
@@ -156,7 +157,7 @@ class ShapeRun {
     for (const LibraryCall& lib : op_.library)
       rows.push_back(runner_.measure(shape, make_case(lib.name, "mpi", lib.run)));
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
-      if (std::find(algorithms.begin(), algorithms.end(), algo.name) == algorithms.end()) continue;
+      if (!picked(algorithms, algo.name)) continue;
       Case c = make_case(algo.name, "hand", algo.run);
       c.model = algo.model(P, 0, 0, o_.root);
       rows.push_back(runner_.measure(shape, c));

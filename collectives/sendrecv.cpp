@@ -8,10 +8,8 @@ namespace commlab {
 
 namespace {
 
-int peer_of(int P, int r) { return (r ^ 1) < P ? r ^ 1 : -1; }
-
 void mpi_pingpong(const CollectiveJob& j) {
-  const int me = j.comm.rank(), peer = peer_of(j.comm.size(), me);
+  const int me = j.comm.rank(), peer = sendrecv_peer(j.comm.size(), me);
   if (peer < 0) return;
   const int n = static_cast<int>(j.count);
   MPI_Datatype t = j.red.mpi_type();
@@ -26,7 +24,7 @@ void mpi_pingpong(const CollectiveJob& j) {
 }
 
 void mpi_exchange(const CollectiveJob& j) {
-  const int peer = peer_of(j.comm.size(), j.comm.rank());
+  const int peer = sendrecv_peer(j.comm.size(), j.comm.rank());
   if (peer < 0) return;
   const int n = static_cast<int>(j.count);
   MPI_Request req[2];
@@ -43,23 +41,26 @@ class Sendrecv : public Operation {
         "point to point: ping-pong latency and bandwidth, and a non-blocking exchange, in pairs "
         "(0,1), (2,3), ...";
     in_place_form = InPlace::never;
-    algorithms = {{"pingpong", sendrecv_pingpong, model_sendrecv_pingpong},
+    // One ping-pong run is a round trip: report half of it.
+    algorithms = {{"pingpong", sendrecv_pingpong, model_sendrecv_pingpong, nullptr, 0.5},
                   {"exchange", sendrecv_exchange, model_sendrecv_exchange}};
-    library = {{"MPI_Send/MPI_Recv", "", mpi_pingpong, "pingpong", 0.5},
+    library = {{"MPI_Send/MPI_Recv", "", mpi_pingpong, "pingpong"},
                {"MPI_Isend/MPI_Irecv", "", mpi_exchange, "exchange"}};
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int P, int r, int, size_t N, bool) const override {
-    const size_t n = peer_of(P, r) < 0 ? 0 : N;
+    const size_t n = sendrecv_peer(P, r) < 0 ? 0 : N;
     return {n, n};
   }
   std::optional<size_t> starts_as(int, int, int, size_t, size_t) const override { return {}; }
   Source source(int P, int r, int, size_t, bool, size_t i) const override {
-    return {peer_of(P, r), i};
+    return {sendrecv_peer(P, r), i};
   }
 };
 
 }  // namespace
+
+int sendrecv_peer(int P, int r) { return (r ^ 1) < P ? r ^ 1 : -1; }
 
 std::unique_ptr<Operation> make_sendrecv() { return std::make_unique<Sendrecv>(); }
 

@@ -10,8 +10,8 @@ namespace commlab {
 
 void sendrecv_exchange(const CollectiveJob& job) {
   Comm& comm = job.comm;
-  const int peer = comm.rank() ^ 1;
-  if (peer >= comm.size()) return;
+  const int peer = sendrecv_peer(comm.size(), comm.rank());
+  if (peer < 0) return;
   const size_t bytes = job.count * job.esize();
   comm.irecv(peer, job.out, bytes, {0});
   comm.isend(peer, job.in, bytes, {0});
@@ -20,7 +20,7 @@ void sendrecv_exchange(const CollectiveJob& job) {
 
 Traffic model_sendrecv_exchange(int P, size_t count, size_t esize, int) {
   Tally t(P);
-  for (int even = 0; even + 1 < P; even += 2) {
+  for (int even = 0; sendrecv_peer(P, even) >= 0; even += 2) {
     t.message(0, even, even + 1, count * esize);
     t.message(0, even + 1, even, count * esize);
   }

@@ -12,8 +12,8 @@ namespace commlab {
 
 void sendrecv_pingpong(const CollectiveJob& job) {
   Comm& comm = job.comm;
-  const int me = comm.rank(), peer = me ^ 1;
-  if (peer >= comm.size()) return;
+  const int me = comm.rank(), peer = sendrecv_peer(comm.size(), me);
+  if (peer < 0) return;
   const size_t bytes = job.count * job.esize();
   if (me % 2 == 0) {
     comm.send(peer, job.in, bytes, {0});
@@ -26,7 +26,7 @@ void sendrecv_pingpong(const CollectiveJob& job) {
 
 Traffic model_sendrecv_pingpong(int P, size_t count, size_t esize, int) {
   Tally t(P);
-  for (int even = 0; even + 1 < P; even += 2) {
+  for (int even = 0; sendrecv_peer(P, even) >= 0; even += 2) {
     t.message(0, even, even + 1, count * esize);
     t.message(1, even + 1, even, count * esize);
   }

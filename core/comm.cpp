@@ -14,6 +14,12 @@ constexpr int kTag = 4242;
 int piece_count(size_t bytes) { return static_cast<int>(std::min(bytes, kPiece)); }
 // A zero-byte message is still one message.
 size_t pieces(size_t bytes) { return bytes == 0 ? 1 : (bytes + kPiece - 1) / kPiece; }
+// call(offset, count) for each piece of a `bytes` message, in order.
+template <class Call>
+void each_piece(size_t bytes, Call call) {
+  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
+    call(k * kPiece, piece_count(bytes - k * kPiece));
+}
 }  // namespace
 
 Comm::Comm(MPI_Comm comm) : comm_(comm) {
@@ -34,16 +40,15 @@ void Comm::count_recv(size_t bytes) { recv_B_ += bytes; }
 void Comm::send(int to, const void* buf, size_t bytes, Step step) {
   count_send(to, bytes, step);
   auto* p = static_cast<const char*>(buf);
-  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
-    MPI_Send(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, to, kTag, comm_);
+  each_piece(bytes, [&](size_t at, int n) { MPI_Send(p + at, n, MPI_BYTE, to, kTag, comm_); });
 }
 
 void Comm::recv(int from, void* buf, size_t bytes, Step) {
   count_recv(bytes);
   auto* p = static_cast<char*>(buf);
-  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
-    MPI_Recv(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, from, kTag, comm_,
-             MPI_STATUS_IGNORE);
+  each_piece(bytes, [&](size_t at, int n) {
+    MPI_Recv(p + at, n, MPI_BYTE, from, kTag, comm_, MPI_STATUS_IGNORE);
+  });
 }
 
 void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
@@ -68,17 +73,17 @@ void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbu
 void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
   count_send(to, bytes, step);
   auto* p = static_cast<const char*>(buf);
-  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
-    MPI_Isend(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, to, kTag, comm_,
-              &pending_.emplace_back());
+  each_piece(bytes, [&](size_t at, int n) {
+    MPI_Isend(p + at, n, MPI_BYTE, to, kTag, comm_, &pending_.emplace_back());
+  });
 }
 
 void Comm::irecv(int from, void* buf, size_t bytes, Step) {
   count_recv(bytes);
   auto* p = static_cast<char*>(buf);
-  for (size_t k = 0, n = pieces(bytes); k < n; ++k)
-    MPI_Irecv(p + k * kPiece, piece_count(bytes - k * kPiece), MPI_BYTE, from, kTag, comm_,
-              &pending_.emplace_back());
+  each_piece(bytes, [&](size_t at, int n) {
+    MPI_Irecv(p + at, n, MPI_BYTE, from, kTag, comm_, &pending_.emplace_back());
+  });
 }
 
 void Comm::wait_all() {
