@@ -40,16 +40,17 @@ std::optional<double> optional_number(const std::string& text, const char* colum
 std::vector<Measurement> read_rows(const std::string& path) {
   std::vector<Measurement> rows;
   try {
-    io::CSVReader<22, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    io::CSVReader<23, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_extra_column, "program", "algorithm", "impl", "device", "dtype", "op",
                    "P", "count", "bytes", "t_avg_us", "busbw_GBps", "sent_max_rank_B",
                    "recv_max_rank_B", "sent_total_B", "msgs_total", "steps", "model_steps",
-                   "model_critical_path_B", "taught_formula", "taught_T_B", "check", "host");
+                   "model_critical_path_B", "taught_formula", "taught_T_B", "check", "note",
+                   "host");
     Measurement m;
     std::string sent, recv, total, msgs, steps, model_steps, critical, taught;
     while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, m.count,
                        m.bytes, m.t_avg_us, m.busbw_GBps, sent, recv, total, msgs, steps,
-                       model_steps, critical, m.taught_formula, taught, m.check, m.host)) {
+                       model_steps, critical, m.taught_formula, taught, m.check, m.note, m.host)) {
       m.line = static_cast<int>(in.get_file_line());
       const std::string where = fmt::format("{} line {}", path, m.line);
       m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);

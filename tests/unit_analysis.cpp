@@ -118,6 +118,7 @@ TEST_CASE("rows read back: library rows have no traffic, hand-written ones do") 
   CHECK(rows[1].sent_max_B == 24u);
   CHECK(rows[1].P == 4);
   CHECK(rows[1].line == 3);
+  CHECK(rows[1].note == "x");  // the first wrong element, named in the report's checks
   CHECK(make_report(rows, "t").find("2 rows; 2 checked ok") != std::string::npos);
   unlink(path.c_str());
 }
