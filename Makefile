@@ -1,5 +1,6 @@
 # Thin wrapper over CMake. `make bench` and `make test` each install what is
-# missing, build, and run.
+# missing, build, and run. `make bench` is both sweeps: the collectives
+# (results/local) and the parameter server (results/ps_local).
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -8,7 +9,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test bench clean
+.PHONY: all deps build test bench ps-bench clean
 
 all: build
 
@@ -24,6 +25,10 @@ test: build
 
 bench: build
 	FRESH=1 bash bench/sweep.sh
+	bash bench/ps_sweep.sh
+
+ps-bench: build
+	bash bench/ps_sweep.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -16,8 +16,6 @@
 
 namespace commlab {
 
-namespace {
-
 std::string mpi_version() {
   char v[MPI_MAX_LIBRARY_VERSION_STRING];
   int n = 0;
@@ -38,6 +36,10 @@ std::string hostname() {
   gethostname(buf, sizeof buf - 1);
   return buf;
 }
+
+std::string commlab_version() { return COMMLAB_VERSION; }
+
+namespace {
 
 constexpr const char* kTableHead =
     "{:>7} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "

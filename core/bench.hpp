@@ -84,6 +84,12 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
 // of them per rank, times the ranks on this node, against its memory (collective).
 std::string memory_problem(const Options& o, MPI_Comm comm, double buffers);
 
+// What every row says about where and when it ran.
+std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"
+std::string utc_now();
+std::string hostname();
+std::string commlab_version();  // git describe, at configure time
+
 // Each rank's line, printed by rank 0 in rank order (collective).
 void print_in_rank_order(MPI_Comm comm, const std::string& line);
 

@@ -74,7 +74,7 @@ void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
   count_send(to, bytes, step);
   auto* p = static_cast<const char*>(buf);
   each_piece(bytes, [&](size_t at, int n) {
-    MPI_Isend(p + at, n, MPI_BYTE, to, kTag, comm_, &pending_.emplace_back());
+    MPI_Isend(p + at, n, MPI_BYTE, to, kTag, comm_, &sends_.emplace_back());
   });
 }
 
@@ -82,13 +82,25 @@ void Comm::irecv(int from, void* buf, size_t bytes, Step) {
   count_recv(bytes);
   auto* p = static_cast<char*>(buf);
   each_piece(bytes, [&](size_t at, int n) {
-    MPI_Irecv(p + at, n, MPI_BYTE, from, kTag, comm_, &pending_.emplace_back());
+    MPI_Irecv(p + at, n, MPI_BYTE, from, kTag, comm_, &recvs_.emplace_back());
   });
 }
 
+void Comm::wait_sends() {
+  MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  sends_.clear();
+}
+
 void Comm::wait_all() {
-  MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(), MPI_STATUSES_IGNORE);
-  pending_.clear();
+  wait_sends();
+  MPI_Waitall(static_cast<int>(recvs_.size()), recvs_.data(), MPI_STATUSES_IGNORE);
+  recvs_.clear();
+}
+
+int Comm::probe_any() {
+  MPI_Status status;
+  MPI_Probe(MPI_ANY_SOURCE, kTag, comm_, &status);
+  return status.MPI_SOURCE;
 }
 
 void Comm::reset_counts() {

@@ -45,6 +45,14 @@ class Comm {
   void isend(int to, const void* buf, size_t bytes, Step step);
   void irecv(int from, void* buf, size_t bytes, Step step);
   void wait_all();
+  void wait_sends();  // only the isends: their buffers may be reused, receives go on
+
+  // Blocks until a message from any rank is ready to receive; returns its sender.
+  int probe_any();
+
+  // This rank's bytes since reset_counts(), so a caller can split them by role.
+  uint64_t sent_bytes() const { return sent_B_; }
+  uint64_t recv_bytes() const { return recv_B_; }
 
   // Added to every step index until reset: lets one algorithm run another as
   // its later phase (a broadcast made of a scatter, then an all-gather).
@@ -66,7 +74,7 @@ class Comm {
   uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
   int64_t last_step_ = -1;
   int step_offset_ = 0;
-  std::vector<MPI_Request> pending_;
+  std::vector<MPI_Request> sends_, recvs_;  // posted, not yet waited for
   bool tracing_ = false;
   std::vector<TraceEntry> trace_;
 };

@@ -64,13 +64,14 @@ std::string csv_header() {
   return s;
 }
 
-namespace {
-std::string text(const std::string& s) {
+std::string csv_text(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
   return q + "\"";
 }
+
+namespace {
 template <class T>
 std::string opt(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "";
@@ -89,8 +90,8 @@ void add_traffic(std::vector<std::string>& cells, const std::optional<Traffic>& 
 
 std::string csv_line(const Row& r) {
   const RunInfo& i = *r.run;
-  std::vector<std::string> c{text(i.program),
-                             text(r.algorithm),
+  std::vector<std::string> c{csv_text(i.program),
+                             csv_text(r.algorithm),
                              r.impl,
                              i.device,
                              r.dtype,
@@ -108,27 +109,30 @@ std::string csv_line(const Row& r) {
   c.push_back(fmt::format("{:.6f}", r.busbw_GBps));
   add_traffic(c, r.counted, false);
   add_traffic(c, r.model, true);
-  for (std::string s : {text(r.taught_formula), fmt::format("{:.0f}", r.taught_T_B), opt(r.wrong),
-                        opt(r.diff_vs_lib), r.traffic, r.check, text(r.note), text(i.host), i.date,
-                        text(i.mpi_version), text(i.commlab_version)})
+  for (std::string s :
+       {csv_text(r.taught_formula), fmt::format("{:.0f}", r.taught_T_B), opt(r.wrong),
+        opt(r.diff_vs_lib), r.traffic, r.check, csv_text(r.note), csv_text(i.host), i.date,
+        csv_text(i.mpi_version), csv_text(i.commlab_version)})
     c.push_back(std::move(s));
   return fmt::format("{}\n", fmt::join(c, ","));
 }
 
-CsvFile::CsvFile(const std::string& path) : path_(path) {
+CsvFile::CsvFile(const std::string& path, const std::string& header, const std::string& flag)
+    : path_(path), header_(header) {
   std::ifstream in(path);
   std::string first;
-  if (in && std::getline(in, first) && !first.empty() && first != csv_header())
-    throw UsageError("--csv " + path +
+  if (in && std::getline(in, first) && !first.empty() && first != header)
+    throw UsageError(flag + " " + path +
                      " holds other columns than this version writes; use a new file");
   need_header_ = first.empty();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd_ < 0) throw UsageError("--csv " + path + ": " + std::strerror(errno));
+  if (fd_ < 0) throw UsageError(flag + " " + path + ": " + std::strerror(errno));
 }
 
 CsvFile& CsvFile::operator=(CsvFile&& o) noexcept {
   std::swap(path_, o.path_);
   std::swap(fd_, o.fd_);
+  std::swap(header_, o.header_);
   std::swap(need_header_, o.need_header_);
   return *this;
 }
@@ -138,9 +142,14 @@ CsvFile::~CsvFile() {
 }
 
 void CsvFile::append(const std::vector<Row>& rows) {
-  if (fd_ < 0 || rows.empty()) return;
-  std::string block = need_header_ ? csv_header() + "\n" : "";
-  for (const Row& r : rows) block += csv_line(r);
+  std::string lines;
+  for (const Row& r : rows) lines += csv_line(r);
+  append_lines(lines);
+}
+
+void CsvFile::append_lines(const std::string& lines) {
+  if (fd_ < 0 || lines.empty()) return;
+  std::string block = (need_header_ ? header_ + "\n" : "") + lines;
   ssize_t n = ::write(fd_, block.data(), block.size());
   if (n != static_cast<ssize_t>(block.size()))
     throw std::runtime_error("--csv " + path_ + ": write failed: " + std::strerror(errno));

@@ -35,21 +35,26 @@ struct Row {
 const std::vector<std::string>& csv_columns();
 std::string csv_header();
 std::string csv_line(const Row& r);
+// A cell: quoted when it holds a comma, a quote or a newline.
+std::string csv_text(const std::string& s);
 
-// Opens FILE for appending (creating it with the header), or throws
-// UsageError when it cannot be written or holds a different header.
+// Opens FILE for appending (creating it with `header`), or throws
+// UsageError, naming `flag`, when it cannot be written or holds a different
+// header. Every append is one write(2): whole lines or nothing.
 class CsvFile {
  public:
   CsvFile() = default;
-  explicit CsvFile(const std::string& path);
+  explicit CsvFile(const std::string& path, const std::string& header = csv_header(),
+                   const std::string& flag = "--csv");
   ~CsvFile();
   CsvFile(const CsvFile&) = delete;
   CsvFile& operator=(CsvFile&& o) noexcept;
   bool is_open() const { return fd_ >= 0; }
   void append(const std::vector<Row>& rows);
+  void append_lines(const std::string& lines);  // each ending in a newline
 
  private:
-  std::string path_;
+  std::string path_, header_;
   int fd_ = -1;
   bool need_header_ = false;
 };

@@ -1,15 +1,8 @@
 #!/bin/bash
 # What a user sees: --help, --show (brief.md's known vector), CSV appends,
 # and bad input: one line, exit status 2 on every rank, no hang, no CSV row.
-set -u
 BIN=$1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); echo "ok   $1"; }
-fail() { fails=$((fails + 1)); echo "FAIL $1"; [ -f "$TMP/err" ] && sed 's/^/     | /' "$TMP/err" | head -5; }
-run()  { timeout 60 mpirun -q --oversubscribe -np "$@" >"$TMP/out" 2>"$TMP/err"; }
+source "$(dirname "$0")/check_lib.sh"
 
 # --help: usage on stdout, exit 0.
 run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
@@ -115,5 +108,4 @@ bad "count over INT_MAX" 2 -n 3000000000 --csv "$csv"
 PROGRAM=allreduce_ring
 bad "all-reduce program, another algorithm" 2 -a tree --csv "$csv"
 
-echo "$passes passed, $fails failed"
-[ $fails = 0 ]
+finish

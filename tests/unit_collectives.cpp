@@ -68,7 +68,7 @@ TEST_CASE("reduce-scatter and all-to-all: N minus one part per rank") {
   check(model_alltoall_pairwise(4, 10, 4, 0), 32, 36, 120, 12, 3, 36);
 }
 
-TEST_CASE("sendrecv pairs ranks; barriers send empty messages") {
+TEST_CASE("sendrecv pairs ranks, and barriers send empty messages") {
   check(model_sendrecv_pingpong(5, 10, 4, 0), 40, 40, 160, 4, 2, 80);
   check(model_sendrecv_exchange(5, 10, 4, 0), 40, 40, 160, 4, 1, 40);
   check(model_barrier_linear(5, 0, 0, 3), 0, 0, 0, 8, 8, 0);

@@ -1,0 +1,53 @@
+#!/bin/bash
+# The parameter-server sweep: ps_sim over P and S, beside colocated servers,
+# the hand ring and MPI_Allreduce, then a straggler under each consistency.
+# Writes OUT (default results/ps_local): ps.csv (one row per run), loss.csv
+# (loss per iteration), machine.md and plots. Measures into a scratch folder
+# and replaces OUT only when every run passed its checks.
+#
+#   MODEL (8M) BATCH (4) ITERS (12) PS ("1 2 3 4 6 8") SERVERS ("1 2 4")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OUT=${OUT:-results/ps_local}
+MODEL=${MODEL:-8M} BATCH=${BATCH:-4} ITERS=${ITERS:-12}
+PS=${PS:-1 2 3 4 6 8} SERVERS=${SERVERS:-1 2 4}
+BIN=${BIN:-build/bin}
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+[ -x "$BIN/ps_sim" ] || { echo "error: $BIN/ps_sim not built (run make build)" >&2; exit 2; }
+
+work=$(mktemp -d "${OUT%/}.new.XXXX")
+trap 'rm -rf "$work"' EXIT
+failed=0 runs=0
+one() {  # ranks, then ps_sim's flags
+  local np=$1; shift
+  runs=$((runs + 1))
+  printf '%-60s' "np=$np $*"
+  if timeout 600 mpirun -q --oversubscribe -np "$np" "$BIN/ps_sim" -M "$MODEL" -b "$BATCH" \
+       -i "$ITERS" --csv "$work/ps.csv" --loss-csv "$work/loss.csv" "$@" >"$work/last.log" 2>&1; then
+    tail -n +5 "$work/last.log" | head -1 | awk '{printf "%9s us/iter  %s\n", $6, $NF}'
+  else
+    failed=$((failed + 1)); echo "FAILED"; sed 's/^/   | /' "$work/last.log" | tail -5
+  fi
+}
+
+for P in $PS; do
+  for S in $SERVERS; do
+    [ "$S" -le "$P" ] && one $((P + S)) --mode ps -s "$S"
+  done
+  for mode in colocated ring mpi; do one "$P" --mode "$mode"; done
+done
+# One slow worker (4x) at P = 4: BSP waits for it, SSP a bounded while, async not at all.
+for c in "--consistency bsp" "--consistency ssp --tau 1" "--consistency ssp --tau 3" \
+         "--consistency async"; do
+  one 5 --mode ps -s 1 $c --straggler 0:4
+done
+
+rm -f "$work/last.log"
+bash bench/machine.sh > "$work/machine.md"
+"$PY" bench/ps_plot.py "$work" || { echo "error: plotting failed" >&2; failed=$((failed + 1)); }
+if [ "$failed" != 0 ]; then
+  echo "error: $failed of $runs runs failed; $OUT left as it was" >&2
+  exit 1
+fi
+rm -rf "$OUT" && mv "$work" "$OUT" && trap - EXIT && echo "== wrote $OUT ($runs runs)"

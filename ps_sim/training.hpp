@@ -1,0 +1,82 @@
+// What every training mode shares: the run's settings, a worker (its data,
+// its copy of the model, its compute phase) and what each rank measures.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/comm.hpp"
+#include "model.hpp"
+#include "placement.hpp"
+
+namespace commlab::ps {
+
+enum class Mode {
+  ps,         // S dedicated server ranks (0 .. S-1), P workers (the rest)
+  colocated,  // every rank a worker and the server of one shard: S = P
+  ring,       // no server: the hand-written ring all-reduce of allreduce_algos
+  mpi,        // no server: MPI_Allreduce
+};
+enum class Consistency { bsp, ssp, async };
+std::string name(Mode m);
+std::string name(Consistency c);
+
+struct Config {
+  Mode mode = Mode::ps;
+  Consistency consistency = Consistency::bsp;
+  int tau = 0;  // ssp: no gradient applied is more than tau iterations stale
+  int P = 1;    // workers
+  int S = 1;    // servers (ps, colocated), 0 without
+  Placement placement = Placement::even;
+  ModelShape shape;
+  int batch = 16, samples = 256, iters = 20;
+  float lr = 0.05f;
+  uint64_t seed = 1;
+  int straggler = -1;  // worker index, or -1
+  double slowdown = 1;
+
+  // One gradient sums batch examples; a synchronous step sums P of them.
+  float step_scale() const { return lr / (float(P) * batch); }
+};
+
+// What one rank measured over the whole run, seconds and bytes.
+struct RankStats {
+  double compute = 0, push = 0, wait = 0;    // as a worker; wait = from push done to weights in
+  double idle = 0, aggregate = 0, pull = 0;  // as a server (colocated: idle as a worker too)
+  uint64_t worker_in = 0, worker_out = 0, server_in = 0, server_out = 0;
+  std::vector<double> loss;         // per iteration: summed over this worker's batch
+  std::vector<uint64_t> staleness;  // histogram: gradients applied that stale (server)
+};
+
+// A worker's share of the job: its data, its copy of the weights, its gradient.
+struct Worker {
+  Worker(const Config& cfg, int index);
+  // Gradient of iteration t into grad (the straggler sleeps for its
+  // slowdown); records the loss and the time.
+  void compute(int t, RankStats& st);
+
+  const Config& cfg;
+  int index;
+  Dataset data;
+  std::vector<float> weights, grad;
+};
+
+// The part of the final model this rank holds: a shard, packed.
+struct Owned {
+  Shard shard;
+  std::vector<float> values;
+};
+
+// Each mode trains on this rank in its role and returns what it owns.
+Owned train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                             RankStats& st);
+Owned train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                      RankStats& st);
+Owned train_allreduce(Comm& comm, const Config& cfg, RankStats& st);
+
+// The same training, serially, on one process: every worker's gradient of an
+// iteration summed in worker order, then one step. The synchronous modes must
+// reach these weights.
+std::vector<float> train_serial(const Config& cfg);
+
+}  // namespace commlab::ps

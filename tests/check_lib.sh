@@ -1,0 +1,12 @@
+# Shared by the shell tests: a scratch folder, counters, and ok/fail/run.
+# A test sources it, may redefine fail() to show more, and ends with `finish`.
+set -u
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); echo "ok   $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1"; [ -f "$TMP/err" ] && sed 's/^/     | /' "$TMP/err" | head -5; }
+# run NP PROGRAM FLAGS...: stdout to $TMP/out, stderr to $TMP/err, at most RUN_TIMEOUT s.
+run()  { timeout "${RUN_TIMEOUT:-60}" mpirun -q --oversubscribe -np "$@" >"$TMP/out" 2>"$TMP/err"; }
+finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; }
