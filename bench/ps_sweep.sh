@@ -16,7 +16,8 @@ BIN=${BIN:-build/bin}
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 [ -x "$BIN/ps_sim" ] || { echo "error: $BIN/ps_sim not built (run make build)" >&2; exit 2; }
 
-work=$(mktemp -d "${OUT%/}.new.XXXX")
+mkdir -p "$(dirname "$OUT")"
+work=$(mktemp -d "$(dirname "$OUT")/.sweep-ps.XXXX")  # ignored by git while it runs
 trap 'rm -rf "$work"' EXIT
 failed=0 runs=0
 one() {  # ranks, then ps_sim's flags
