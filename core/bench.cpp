@@ -133,8 +133,9 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
   }
   agree_or_exit(comm.mpi(), error);
 
-  info_ = {opts.program, name(opts.device), hostname(), utc_now(),   mpi_version(), COMMLAB_VERSION,
-           comm.size(),  opts.root,         opts.iters, opts.warmup, opts.in_place};
+  info_ = {opts.program,  name(opts.device), hostname(),   utc_now(),
+           mpi_version(), commlab_version(), comm.size(),  opts.root,
+           opts.iters,    opts.warmup,       opts.in_place};
   if (comm.rank() != 0) return;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
              opts.program, comm.size(), info_.device, opts.root, opts.in_place ? "yes" : "no",

@@ -118,7 +118,7 @@ std::string csv_line(const Row& r) {
 }
 
 CsvFile::CsvFile(const std::string& path, const std::string& header, const std::string& flag)
-    : path_(path), header_(header) {
+    : path_(path), header_(header), flag_(flag) {
   std::ifstream in(path);
   std::string first;
   if (in && std::getline(in, first) && !first.empty() && first != header)
@@ -133,6 +133,7 @@ CsvFile& CsvFile::operator=(CsvFile&& o) noexcept {
   std::swap(path_, o.path_);
   std::swap(fd_, o.fd_);
   std::swap(header_, o.header_);
+  std::swap(flag_, o.flag_);
   std::swap(need_header_, o.need_header_);
   return *this;
 }
@@ -152,7 +153,7 @@ void CsvFile::append_lines(const std::string& lines) {
   std::string block = (need_header_ ? header_ + "\n" : "") + lines;
   ssize_t n = ::write(fd_, block.data(), block.size());
   if (n != static_cast<ssize_t>(block.size()))
-    throw std::runtime_error("--csv " + path_ + ": write failed: " + std::strerror(errno));
+    throw std::runtime_error(flag_ + " " + path_ + ": write failed: " + std::strerror(errno));
   need_header_ = false;
 }
 

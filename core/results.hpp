@@ -54,7 +54,7 @@ class CsvFile {
   void append_lines(const std::string& lines);  // each ending in a newline
 
  private:
-  std::string path_, header_;
+  std::string path_, header_, flag_;
   int fd_ = -1;
   bool need_header_ = false;
 };

@@ -9,7 +9,7 @@
 
 namespace commlab::ps {
 
-Owned train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
+Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
   Worker worker(cfg, comm.rank());
   Workspace scratch;
   const size_t n = cfg.shape.params();
@@ -29,7 +29,7 @@ Owned train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
   st.worker_out = comm.sent_bytes();
   st.worker_in = comm.recv_bytes();
   if (comm.rank() != 0) return {};
-  return {Shard{{{0, n}}}, worker.weights};
+  return worker.weights;
 }
 
 }  // namespace commlab::ps

@@ -14,11 +14,10 @@
 
 namespace commlab::ps {
 
-Owned train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
-                      RankStats& st) {
+Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                       RankStats& st) {
   const int P = cfg.P, me = comm.rank();
-  const Shard& mine = shards[me];
-  const size_t n = mine.count();
+  const size_t n = shards[me].count();
   Worker worker(cfg, me);
   std::vector<std::vector<float>> parts(P);  // this rank's gradient, or later weights, per shard
   std::vector<std::vector<float>> incoming(P, std::vector<float>(n));  // gradients of my shard
@@ -65,7 +64,7 @@ Owned train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& s
     st.server_out += comm.sent_bytes() - sent0;
     st.worker_in += comm.recv_bytes() - recv0;
   }
-  return {mine, weights};
+  return weights;
 }
 
 }  // namespace commlab::ps

@@ -6,8 +6,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 #include "allreduce_algos/allreduce.hpp"
 #include "core/bench.hpp"
@@ -84,24 +86,8 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
     throw UsageError(e.what());
   }
 
-  if (mode == "ps")
-    c.mode = Mode::ps;
-  else if (mode == "colocated")
-    c.mode = Mode::colocated;
-  else if (mode == "ring")
-    c.mode = Mode::ring;
-  else if (mode == "mpi")
-    c.mode = Mode::mpi;
-  else
-    throw UsageError("--mode " + mode + ": use ps, colocated, ring or mpi");
-  if (consistency == "bsp")
-    c.consistency = Consistency::bsp;
-  else if (consistency == "ssp")
-    c.consistency = Consistency::ssp;
-  else if (consistency == "async")
-    c.consistency = Consistency::async;
-  else
-    throw UsageError("--consistency " + consistency + ": use bsp, ssp or async");
+  c.mode = parse_mode(mode);
+  c.consistency = parse_consistency(consistency);
   c.placement = parse_placement(placement);
   if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");
   s.check = check == "on";
@@ -169,9 +155,9 @@ std::string memory_problem(const Settings& s, MPI_Comm comm) {
   MPI_Comm_free(&node);
   const Config& c = s.cfg;
   // Per rank: weights, gradient and two packed copies (a bsp server keeps
-  // P gradients of its shard); rank 0's serial reference, two per worker.
+  // P gradients of its shard); rank 0's serial reference: weights, sum, gradient.
   const double model = double(c.shape.bytes());
-  const double need = local * 4 * model + (s.check ? c.P * 2 * model : 0);
+  const double need = local * 4 * model + (s.check ? 3 * model : 0);
   const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (need <= 0.9 * have) return "";
   return fmt::format(
@@ -235,6 +221,7 @@ int main(int argc, char** argv) {
 
   const std::vector<Shard> shards =
       c.S ? place(c.placement, c.shape.params(), c.shape.row(), c.S) : std::vector<Shard>{};
+  const std::string mpi = mpi_version(), host = hostname(), date = utc_now();
   const std::string straggler =
       c.straggler < 0 ? "" : fmt::format("worker {} x{:g}", c.straggler, c.slowdown);
   if (rank == 0) {
@@ -247,14 +234,13 @@ int main(int argc, char** argv) {
         "iterations; lr {:g}{}\n",
         c.shape.classes, c.shape.features, c.shape.params(), c.shape.bytes(), c.batch, c.iters,
         c.lr, straggler.empty() ? "" : "; straggler " + straggler);
-    fmt::print("# {} on {}, {}, commlab {}\n", mpi_version(), hostname(), utc_now(),
-               commlab_version());
+    fmt::print("# {} on {}, {}, commlab {}\n", mpi, host, date, commlab_version());
     std::fflush(stdout);
   }
 
   // Train, every rank in its role, counting from here.
   RankStats st;
-  Owned owned;
+  Packed owned;
   MPI_Barrier(comm.mpi());
   comm.reset_counts();
   const double t0 = MPI_Wtime();
@@ -280,10 +266,9 @@ int main(int argc, char** argv) {
         *want != std::array<uint64_t, 4>{st.worker_in, st.worker_out, st.server_in, st.server_out};
   if (c.mode == Mode::ring) {
     const Traffic m = model_ring(c.P, c.shape.params(), 4);
-    bad = st.worker_out > m.sent_max_rank_B * c.iters || st.worker_in > m.recv_max_rank_B * c.iters;
     uint64_t most[2] = {st.worker_out, st.worker_in};
     MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_UINT64_T, MPI_MAX, comm.mpi());
-    bad |= most[0] != m.sent_max_rank_B * c.iters || most[1] != m.recv_max_rank_B * c.iters;
+    bad = most[0] != m.sent_max_rank_B * c.iters || most[1] != m.recv_max_rank_B * c.iters;
   }
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm.mpi());
   if (bad) traffic = "DIFFERS";
@@ -313,13 +298,13 @@ int main(int argc, char** argv) {
   MPI_Reduce(st.staleness.data(), hist.data(), c.iters, MPI_UINT64_T, MPI_SUM, 0, comm.mpi());
 
   // The final model, shard by shard, on rank 0.
-  int n = static_cast<int>(owned.values.size());
+  int n = static_cast<int>(owned.size());
   std::vector<int> counts(comm.size()), displs(comm.size());
   MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm.mpi());
   for (int r = 1; r < comm.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
   std::vector<float> packed(rank == 0 ? displs.back() + counts.back() : 0);
-  MPI_Gatherv(owned.values.data(), n, MPI_FLOAT, packed.data(), counts.data(), displs.data(),
-              MPI_FLOAT, 0, comm.mpi());
+  MPI_Gatherv(owned.data(), n, MPI_FLOAT, packed.data(), counts.data(), displs.data(), MPI_FLOAT, 0,
+              comm.mpi());
 
   int exit_code = 0;
   if (rank == 0) {
@@ -359,15 +344,17 @@ int main(int argc, char** argv) {
     if (c.mode == Mode::ps) {
       formula = c.S == 1 ? "P x model (server out)" : "P x model / S (server out)";
       taught = c.P * M / c.S;
-      for (const Shard& sh : shards) exact = std::max(exact, double(sh.count() * 4 * c.P));
+      for (int r = 0; r < comm.size(); ++r)
+        exact = std::max(exact, double((*expected_bytes(c, shards, r))[3]) / it);
       measured = max_b[1];
     } else {
       formula = "2(P-1)/P x model (rank out)";
       taught = 2.0 * (c.P - 1) / c.P * M;
       if (c.mode == Mode::colocated)
-        for (const Shard& sh : shards)
-          exact = std::max(
-              exact, double((c.shape.params() - sh.count()) * 4 + sh.count() * 4 * (c.P - 1)));
+        for (int r = 0; r < comm.size(); ++r) {
+          const auto want = *expected_bytes(c, shards, r);  // worker out + server out
+          exact = std::max(exact, double(want[1] + want[3]) / it);
+        }
       else
         exact = double(model_ring(c.P, c.shape.params(), 4).sent_max_rank_B);
       measured = max_b[4];
@@ -470,9 +457,9 @@ int main(int argc, char** argv) {
                                    hist_text,
                                    check,
                                    csv_text(note),
-                                   csv_text(hostname()),
-                                   utc_now(),
-                                   csv_text(mpi_version()),
+                                   csv_text(host),
+                                   date,
+                                   csv_text(mpi),
                                    csv_text(commlab_version())};
     csv.append_lines(fmt::format("{}\n", fmt::join(cells, ",")));
     std::string lines;

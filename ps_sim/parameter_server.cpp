@@ -138,8 +138,8 @@ void work(Comm& comm, const Config& cfg, const std::vector<Shard>& shards, Worke
 
 }  // namespace
 
-Owned train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
-                             RankStats& st) {
+Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                              RankStats& st) {
   const int me = comm.rank();
   if (me >= cfg.S) {
     Worker worker(cfg, me - cfg.S);
@@ -149,14 +149,14 @@ Owned train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Sh
     return {};
   }
   Server server(comm, cfg, shards[me], st);
-  if (server.weights.empty()) return {shards[me], {}};  // no worker talks to it
+  if (server.weights.empty()) return {};  // no worker talks to it
   if (cfg.consistency == Consistency::bsp)
     server.bsp();
   else
     server.stale();
   st.server_out = comm.sent_bytes();
   st.server_in = comm.recv_bytes();
-  return {shards[me], server.weights};
+  return server.weights;
 }
 
 }  // namespace commlab::ps

@@ -20,6 +20,8 @@ enum class Mode {
 enum class Consistency { bsp, ssp, async };
 std::string name(Mode m);
 std::string name(Consistency c);
+Mode parse_mode(const std::string& s);  // throw UsageError
+Consistency parse_consistency(const std::string& s);
 
 struct Config {
   Mode mode = Mode::ps;
@@ -61,18 +63,15 @@ struct Worker {
   std::vector<float> weights, grad;
 };
 
-// The part of the final model this rank holds: a shard, packed.
-struct Owned {
-  Shard shard;
-  std::vector<float> values;
-};
-
-// Each mode trains on this rank in its role and returns what it owns.
-Owned train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
-                             RankStats& st);
-Owned train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
-                      RankStats& st);
-Owned train_allreduce(Comm& comm, const Config& cfg, RankStats& st);
+// Each mode trains on this rank in its role and returns the part of the
+// final model it holds, packed: rank s < S its shard s; without servers,
+// rank 0 the whole model; every other rank nothing.
+using Packed = std::vector<float>;
+Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                              RankStats& st);
+Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+                       RankStats& st);
+Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st);
 
 // The same training, serially, on one process: every worker's gradient of an
 // iteration summed in worker order, then one step. The synchronous modes must

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/errors.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {
@@ -25,6 +26,18 @@ std::string name(Consistency c) {
   return c == Consistency::bsp ? "bsp" : c == Consistency::ssp ? "ssp" : "async";
 }
 
+Mode parse_mode(const std::string& s) {
+  for (Mode m : {Mode::ps, Mode::colocated, Mode::ring, Mode::mpi})
+    if (name(m) == s) return m;
+  throw UsageError("--mode " + s + ": use ps, colocated, ring or mpi");
+}
+
+Consistency parse_consistency(const std::string& s) {
+  for (Consistency c : {Consistency::bsp, Consistency::ssp, Consistency::async})
+    if (name(c) == s) return c;
+  throw UsageError("--consistency " + s + ": use bsp, ssp or async");
+}
+
 Worker::Worker(const Config& c, int i)
     : cfg(c),
       index(i),
@@ -41,22 +54,17 @@ void Worker::compute(int t, RankStats& st) {
   st.compute += MPI_Wtime() - t0;
 }
 
-std::vector<float> train_serial(const Config& job) {
-  Config cfg = job;
-  cfg.straggler = -1;  // the same arithmetic, without the sleep
+std::vector<float> train_serial(const Config& cfg) {
   const size_t n = cfg.shape.params();
-  std::vector<Worker> workers;
-  for (int w = 0; w < cfg.P; ++w) workers.emplace_back(cfg, w);
-  std::vector<float> weights(n, 0.0f), sum(n);
-  RankStats unused;
+  std::vector<Dataset> data;
+  for (int w = 0; w < cfg.P; ++w)
+    data.push_back(make_partition(cfg.shape, cfg.seed, w, cfg.samples));
+  std::vector<float> weights(n, 0.0f), sum(n), grad(n);
   for (int t = 0; t < cfg.iters; ++t) {
-    for (int w = 0; w < cfg.P; ++w) {
-      workers[w].weights = weights;
-      workers[w].compute(t, unused);
-      if (w == 0)
-        sum = workers[0].grad;
-      else
-        accumulate(sum.data(), workers[w].grad.data(), n);
+    gradient(data[0], weights.data(), t, cfg.batch, sum.data());
+    for (int w = 1; w < cfg.P; ++w) {
+      gradient(data[w], weights.data(), t, cfg.batch, grad.data());
+      accumulate(sum.data(), grad.data(), n);
     }
     sgd_step(weights.data(), sum.data(), n, cfg.step_scale());
   }

@@ -5,11 +5,8 @@
 # line of a row it cannot read.
 set -u
 SRC=$1 BIN=$2
-export BIN OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); echo "ok   $1"; }
+export BIN
+source "$(dirname "$0")/check_lib.sh"
 fail() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     | /' "$TMP/log" | tail -15; }
 sweep() { timeout 600 bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1; }
 
@@ -68,5 +65,4 @@ tail -1 "$OUT/rows.csv" | cut -c1-40 >>"$TMP/cut/rows.csv"
 [ $rc = 2 ] && [ "$(wc -l <"$TMP/log")" = 1 ] && grep -q "line 4" "$TMP/log" && [ ! -e "$TMP/cut/report.md" ] \
   && ok "report of a cut-off row: $(cat "$TMP/log")" || fail "report on a cut row (exit $rc)"
 
-echo "$passes passed, $fails failed"
-[ $fails = 0 ]
+finish
