@@ -26,4 +26,8 @@ if [ -n "$nccl" ]; then
 else
   echo "- nccl: none"
 fi
-echo "- commlab: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+# The code's version: a tree whose only changes are results (a sweep that
+# just wrote them) is not "dirty" code.
+version=$(git describe --always 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- . ':!results' 2>/dev/null || version="$version-dirty"
+echo "- commlab: $version"
