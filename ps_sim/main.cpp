@@ -388,7 +388,9 @@ int main(int argc, char** argv) {
                                         kTolerance);
       }
     } else if (s.check) {
-      note = "asynchronous: weights not compared with serial SGD";
+      note = name(c.consistency) +
+             (c.consistency == Consistency::ssp ? fmt::format(" tau={}", c.tau) : "") +
+             " is not synchronous: weights not compared with serial SGD";
     }
     if (s.check && c.consistency == Consistency::ssp && stalest > c.tau) {
       check = "FAIL";
@@ -410,9 +412,11 @@ int main(int argc, char** argv) {
         "measured_B", "exact_B", "traffic", "loss0", "lossN", "check");
     fmt::print(
         "{:>10} {:>6} {:>3} {:>3} {:>11} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} "
-        "{:>9.0f} {:>13.0f} {:>13.0f} {:>11} {:>7.4f} {:>7.4f} {:>5}\n",
+        "{:>9.0f} {:>13} {:>13.0f} {:>11} {:>7.4f} {:>7.4f} {:>5}\n",
         name(c.mode), name(c.consistency), c.P, c.S, c.shape.bytes(), elapsed * per, compute, push,
-        aggregate, pull, idle, measured, exact, traffic, loss.front(), loss.back(), check);
+        aggregate, pull, idle,
+        c.mode == Mode::mpi ? std::string("-") : fmt::format("{:.0f}", measured), exact, traffic,
+        loss.front(), loss.back(), check);
     fmt::print("# measured_B: {}, per iteration; taught {:.0f}\n", formula, taught);
     if (!hist_text.empty())
       fmt::print("# staleness (iterations: gradients x servers): {}\n", hist_text);
