@@ -8,6 +8,7 @@
 
 #include "core/buffer.hpp"
 #include "core/comm.hpp"
+#include "core/memory.hpp"
 #include "core/reduce.hpp"
 #include "core/traffic.hpp"
 
@@ -20,8 +21,8 @@ struct AllreduceJob {
   void* data;
   size_t count;
   Reduction red;
-  int root;            // the master, or the tree's root
-  Workspace& scratch;  // room for incoming data, reused between runs
+  int root;     // the master, or the tree's root
+  Memory& mem;  // where data lives: room for incoming data, copies, reductions
 };
 
 struct AllreduceAlgorithm {

@@ -16,10 +16,9 @@ void allreduce_master_worker(const AllreduceJob& job) {
   auto worker = [&](int k) { return (master + 1 + k) % P; };
 
   if (me == master) {
-    void* incoming = job.scratch.get(bytes);
+    void* incoming = job.mem.scratch(bytes);
     for (int k = 0; k < P - 1; ++k) {
-      comm.recv(worker(k), incoming, bytes, {k});
-      job.red.apply(job.data, incoming, job.count);
+      comm.recv_reduce(worker(k), incoming, job.data, bytes, job.red, {k});
     }
     for (int k = 0; k < P - 1; ++k) comm.send(worker(k), job.data, bytes, {P - 1 + k});
   } else {

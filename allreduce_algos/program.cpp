@@ -32,19 +32,19 @@ void mpi_allreduce(const void* in, void* out, size_t count, const Reduction& red
 
 // The hand-written algorithm and MPI_Allreduce on the same data, one shape.
 std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
-                               const AllreduceAlgorithm& algo, Workspace& scratch, DType dtype,
-                               Op op, size_t count) {
+                               const AllreduceAlgorithm& algo, DType dtype, Op op, size_t count) {
   const int P = comm.size(), me = comm.rank();
-  const Fill fill = o.show ? Fill::rank : Fill::pattern;
+  const Pattern pat{o.show ? Fill::rank : Fill::pattern, dtype, op, P};
   const Reduction red{dtype, op};
-  Buffer input(dtype, count), output(dtype, count), lib(dtype, count);
-  input.fill([&](size_t i) { return fill_value(fill, op, me, i, P); });
+  const Device where = o.device;
+  Buffer input(dtype, count, where), output(dtype, count, where), lib(dtype, count, where);
+  input.fill([&](size_t i) { return pat.value(me, i); });
   // The exact answer, computed once (each element folds over every rank) and
   // only when results are checked.
   std::optional<Buffer> exact;
   if (o.check) {
-    exact.emplace(dtype, count);
-    exact->fill([&](size_t i) { return reduced_value(fill, op, i, P); });
+    exact.emplace(dtype, count, where);
+    exact->fill([&](size_t i) { return pat.reduced(i); });
   }
   auto reset = [&](Buffer& b) {
     return [&] {
@@ -56,8 +56,11 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
   mpi.algorithm = "MPI_Allreduce";
   mpi.impl = "mpi";
   mpi.prepare = reset(lib);
+  LibraryStaging staging(comm, input, lib);
   mpi.run = [&] {
-    mpi_allreduce(o.in_place ? MPI_IN_PLACE : input.data(), lib.data(), count, red, comm.mpi());
+    staging.run(o.in_place, [&](const void* in, void* out) {
+      mpi_allreduce(o.in_place ? MPI_IN_PLACE : in, out, count, red, comm.mpi());
+    });
   };
   mpi.check = [&] {
     Mismatch m = compare(lib, *exact);
@@ -70,7 +73,7 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
   hand.prepare = reset(output);
   hand.run = [&] {
     if (!o.in_place) output.copy_from(input);
-    algo.run({comm, output.data(), count, red, o.root, scratch});
+    algo.run({comm, output.data(), count, red, o.root, comm.memory()});
   };
   hand.check = [&] {
     Mismatch m = compare(output, *exact);
@@ -85,7 +88,22 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
   const Shape shape{dtype, op, count, P > 1 ? 2.0 * (P - 1) / P : 0.0};
   Row lib_row = runner.measure(shape, mpi);  // first: the hand result is compared with it
   Row hand_row = runner.measure(shape, hand);
-  return {hand_row, lib_row};
+  if (!runner.nccl()) return {hand_row, lib_row};
+
+  Buffer nccl_out(dtype, count, where);
+  Case nccl;
+  nccl.algorithm = "ncclAllReduce";
+  nccl.impl = "nccl";
+  nccl.prepare = reset(nccl_out);
+  nccl.run = [&] {
+    runner.nccl()->allreduce(o.in_place ? nccl_out.data() : input.data(), nccl_out.data(), count,
+                             red);
+  };
+  nccl.check = [&] {
+    Mismatch m = compare(nccl_out, *exact);
+    return Verdict{m.wrong, std::nullopt, m.first};
+  };
+  return {hand_row, lib_row, runner.measure(shape, nccl)};
 }
 
 }  // namespace
@@ -93,7 +111,6 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
 int allreduce_main(int argc, char** argv, const std::string& algorithm) {
   const AllreduceAlgorithm& algo = find_allreduce(algorithm);
   const std::string program = "allreduce_" + algo.name;
-  Workspace scratch;
   return program_main(
       argc, argv, program,
       program + ": hand-written " + algo.name +
@@ -104,7 +121,7 @@ int allreduce_main(int argc, char** argv, const std::string& algorithm) {
         for (DType dtype : o.dtypes)
           for (Op op : o.ops)
             for (size_t count : o.counts_for(dtype))
-              runner.emit(measure_shape(runner, comm, o, algo, scratch, dtype, op, count));
+              runner.emit(measure_shape(runner, comm, o, algo, dtype, op, count));
       });
 }
 

@@ -26,12 +26,12 @@ void allreduce_ring(const AllreduceJob& job) {
   auto at = [&](int c) { return data + chunks.offset(c) * esize; };
   auto bytes = [&](int c) { return chunks.size(c) * esize; };
   auto mod = [P](int x) { return ((x % P) + P) % P; };
-  void* incoming = job.scratch.get(chunks.largest() * esize);
+  void* incoming = job.mem.scratch(chunks.largest() * esize);
 
   for (int s = 0; s < P - 1; ++s) {
     int send = mod(me - s), recv = mod(me - s - 1);
-    comm.sendrecv(right, at(send), bytes(send), left, incoming, bytes(recv), {s, send});
-    job.red.apply(at(recv), incoming, chunks.size(recv));
+    comm.sendrecv_reduce(right, at(send), bytes(send), left, incoming, at(recv), bytes(recv),
+                         job.red, {s, send});
   }
   for (int s = 0; s < P - 1; ++s) {
     int send = mod(me + 1 - s), recv = mod(me - s);

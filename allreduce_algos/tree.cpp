@@ -30,11 +30,10 @@ void allreduce_tree(const AllreduceJob& job) {
   const size_t bytes = job.count * job.red.esize();
   const int children[2] = {2 * v + 1, 2 * v + 2};
 
-  void* incoming = job.scratch.get(bytes);
+  void* incoming = job.mem.scratch(bytes);
   for (int c : children) {
     if (c >= P) continue;
-    comm.recv(rank_of(c), incoming, bytes, {D - d - 1});
-    job.red.apply(job.data, incoming, job.count);
+    comm.recv_reduce(rank_of(c), incoming, job.data, bytes, job.red, {D - d - 1});
   }
   if (v != 0) {
     comm.send(rank_of((v - 1) / 2), job.data, bytes, {D - d});

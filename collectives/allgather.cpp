@@ -19,6 +19,14 @@ void mpi_allgather(const CollectiveJob& j) {
     MPI_Allgatherv(in, p.counts[me], t, j.out, p.counts.data(), p.displs.data(), t, j.comm.mpi());
 }
 
+// NCCL has no v-variant: equal parts only. In place, this rank's part is already in out.
+void nccl_allgather(const CollectiveJob& j) {
+  const size_t per = j.count / j.comm.size();
+  const void* in =
+      j.in_place() ? static_cast<const char*>(j.out) + j.comm.rank() * per * j.esize() : j.in;
+  j.comm.nccl()->allgather(in, j.out, per, j.red.dtype);
+}
+
 class Allgather : public Operation {
  public:
   Allgather() {
@@ -28,7 +36,9 @@ class Allgather : public Operation {
                   {"recursive_doubling", allgather_recursive_doubling,
                    model_allgather_recursive_doubling, remark_allgather_recursive_doubling},
                   {"bruck", allgather_bruck, model_allgather_bruck}};
-    library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather}};
+    library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
+               {"ncclAllGather", "", nccl_allgather, "", "nccl",
+                [](int P, size_t N, bool) { return N % P == 0; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {

@@ -21,17 +21,17 @@ void allgather_bruck(const CollectiveJob& job) {
   const RotatedParts rel{parts, me};
   const size_t es = job.esize();
   auto bytes = [&](int from, int to) { return (rel.offset(to) - rel.offset(from)) * es; };
-  char* held = static_cast<char*>(job.scratch.get(job.count * es));
+  char* held = static_cast<char*>(job.mem.scratch(job.count * es));
   const char* mine = job.in_place() ? static_cast<const char*>(job.out) + parts.offset(me) * es
                                     : static_cast<const char*>(job.in);
-  if (rel.size(0)) std::memcpy(held, mine, rel.size(0) * es);
+  if (rel.size(0)) job.mem.copy(held, mine, rel.size(0) * es);
 
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     const int n = std::min(d, P - d);
     comm.sendrecv((me - d + P) % P, held, bytes(0, n), (me + d) % P, held + bytes(0, d),
                   bytes(d, d + n), {k, n == 1 ? me : kSeveralChunks});
   }
-  rotate_copy(job.out, held, job.count * es, (job.count - parts.offset(me)) * es);
+  rotate_copy(job.mem, job.out, held, job.count * es, (job.count - parts.offset(me)) * es);
 }
 
 Traffic model_allgather_bruck(int P, size_t count, size_t esize, int) {

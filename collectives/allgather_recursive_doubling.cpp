@@ -32,7 +32,7 @@ void allgather_recursive_doubling(const CollectiveJob& job) {
   auto group_bytes = [&](int first, int d) {
     return (parts.offset(first + d) - parts.offset(first)) * es;
   };
-  if (!job.in_place() && parts.size(me)) std::memcpy(at(me), job.in, parts.size(me) * es);
+  if (!job.in_place() && parts.size(me)) job.mem.copy(at(me), job.in, parts.size(me) * es);
 
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     const int peer = me ^ d, mine = me & ~(d - 1), theirs = peer & ~(d - 1);

@@ -22,7 +22,7 @@ void allgather_ring(const CollectiveJob& job) {
   auto* out = static_cast<char*>(job.out);
   auto at = [&](int c) { return out + parts.offset(c) * es; };
   auto mod = [P](int x) { return ((x % P) + P) % P; };
-  if (!job.in_place() && parts.size(me)) std::memcpy(at(me), job.in, parts.size(me) * es);
+  if (!job.in_place() && parts.size(me)) job.mem.copy(at(me), job.in, parts.size(me) * es);
 
   for (int s = 0; s < P - 1; ++s) {
     int send = mod(me - s), recv = mod(me - s - 1);

@@ -26,13 +26,29 @@ void mpi_alltoall(const CollectiveJob& j) {
                 j.comm.mpi());
 }
 
+// Grouped ncclSend/ncclRecv, as nccl-tests does it: block r of the input to
+// rank r; rank r's block for me lands at r x my block.
+void nccl_alltoall(const CollectiveJob& j) {
+  const Partition blocks = j.parts();
+  const int P = j.comm.size(), me = j.comm.rank();
+  std::vector<size_t> sc(P), sd(P), rc(P, blocks.size(me)), rd(P);
+  for (int r = 0; r < P; ++r) {
+    sc[r] = blocks.size(r);
+    sd[r] = blocks.offset(r);
+    rd[r] = r * blocks.size(me);
+  }
+  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
+}
+
 class Alltoall : public Operation {
  public:
   Alltoall() {
     name = "alltoall";
     summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
     algorithms = {{"pairwise", alltoall_pairwise, model_alltoall_pairwise}};
-    library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall}};
+    library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
+               {"ncclSend/ncclRecv", "", nccl_alltoall, "", "nccl",
+                [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {

@@ -21,13 +21,13 @@ void alltoall_pairwise(const CollectiveJob& job) {
   // In place the blocks received overwrite blocks still to be sent: send from a copy.
   const char* in = static_cast<const char*>(job.in);
   if (job.in_place()) {
-    char* copy = static_cast<char*>(job.scratch.get(job.count * es));
-    if (job.count) std::memcpy(copy, in, job.count * es);
+    char* copy = static_cast<char*>(job.mem.scratch(job.count * es));
+    if (job.count) job.mem.copy(copy, in, job.count * es);
     in = copy;
   }
   auto* out = static_cast<char*>(job.out);
   auto block = [&](int j) { return in + blocks.offset(j) * es; };
-  if (mine) std::memcpy(out + me * mine, block(me), mine);
+  if (mine) job.mem.copy(out + me * mine, block(me), mine);
 
   for (int s = 1; s < P; ++s) {
     int to = (me + s) % P, from = (me - s + P) % P;

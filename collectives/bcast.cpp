@@ -10,6 +10,10 @@ void mpi_bcast(const CollectiveJob& j) {
   MPI_Bcast(j.out, static_cast<int>(j.count), j.red.mpi_type(), j.root, j.comm.mpi());
 }
 
+void nccl_bcast(const CollectiveJob& j) {
+  j.comm.nccl()->broadcast(j.out, j.out, j.count, j.red.dtype, j.root);
+}
+
 class Bcast : public Operation {
  public:
   Bcast() {
@@ -19,7 +23,7 @@ class Bcast : public Operation {
     algorithms = {{"linear", bcast_linear, model_bcast_linear},
                   {"binomial", bcast_binomial, model_bcast_binomial},
                   {"scatter_allgather", bcast_scatter_allgather, model_bcast_scatter_allgather}};
-    library = {{"MPI_Bcast", "", mpi_bcast}};
+    library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", "nccl"}};
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int, int, size_t N, bool) const override { return {0, N}; }

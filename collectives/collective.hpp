@@ -16,6 +16,8 @@
 #include "core/bench.hpp"
 #include "core/buffer.hpp"
 #include "core/comm.hpp"
+#include "core/memory.hpp"
+#include "core/nccl.hpp"
 #include "core/partition.hpp"
 #include "core/pattern.hpp"
 #include "core/reduce.hpp"
@@ -34,7 +36,7 @@ struct CollectiveJob {
   size_t count;
   Reduction red;  // the element type; the op for reduce and reduce-scatter
   int root;
-  Workspace& scratch;
+  Memory& mem;  // where data lives: room for incoming data, copies, reductions
 
   size_t esize() const { return red.esize(); }
   bool in_place() const { return in == out; }
@@ -60,6 +62,9 @@ struct LibraryCall {
   // Only run beside this algorithm, which it is compared with (sendrecv's
   // two), and timed the same way.
   std::string pairs_with = {};
+  std::string impl = "mpi";  // or nccl: GPU buffers only, one GPU per rank
+  // When NCCL has no form of this call for the shape (P not dividing N, in place), false.
+  bool (*usable)(int P, size_t N, bool in_place) = nullptr;
 };
 
 // Where the right value of an output element comes from: one rank's input
@@ -101,8 +106,8 @@ class Operation {
   virtual double busbw_factor(int P) const = 0;  // nccl-tests' definitions
   virtual Layout layout(int P, int r, int root, size_t N, bool in_place) const = 0;
   // Rank r's input element i.
-  virtual int64_t input(Fill fill, Op op, int P, size_t, int r, size_t i) const {
-    return reduces ? fill_value(fill, op, r, i, P) : move_value(fill, r, i);
+  virtual int64_t input(const Pattern& pat, size_t, int r, size_t i) const {
+    return reduces ? pat.value(r, i) : pat.moved(r, i);
   }
   // In place: the input element the one buffer's element i holds before the
   // run, or none when it is only room for the result.
@@ -208,7 +213,7 @@ struct MpiParts {
 };
 
 // dst := src rotated left by first_B bytes (dst and src must not overlap).
-void rotate_copy(void* dst, const void* src, size_t total_B, size_t first_B);
+void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B);
 
 // barrier.cpp: which ranks left a barrier before the last one arrived. Times
 // are on one reference clock, each known to within its error bound.

@@ -20,6 +20,19 @@ void mpi_gather(const CollectiveJob& j) {
                 j.comm.mpi());
 }
 
+// Grouped ncclSend/ncclRecv: rank r's part to the root, at offset(r).
+void nccl_gather(const CollectiveJob& j) {
+  const Partition parts = j.parts();
+  const int P = j.comm.size(), me = j.comm.rank();
+  std::vector<size_t> sc(P), sd(P), rc(P), rd(P);
+  for (int r = 0; me == j.root && r < P; ++r) {
+    rc[r] = parts.size(r);
+    rd[r] = parts.offset(r);
+  }
+  sc[j.root] = parts.size(me);
+  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
+}
+
 class Gather : public Operation {
  public:
   Gather() {
@@ -27,7 +40,9 @@ class Gather : public Operation {
     summary = "gather: the root gets every rank's part, in rank order";
     algorithms = {{"linear", gather_linear, model_gather_linear},
                   {"binomial", gather_binomial, model_gather_binomial}};
-    library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather}};
+    library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather},
+               {"ncclSend/ncclRecv", "", nccl_gather, "", "nccl",
+                [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int root, size_t N, bool in_place) const override {

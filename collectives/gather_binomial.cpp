@@ -35,8 +35,8 @@ void gather_binomial(const CollectiveJob& job) {
     held = const_cast<char*>(mine);  // sent as it is
   } else {
     held = v == 0 && job.root == 0 ? static_cast<char*>(job.out)
-                                   : static_cast<char*>(job.scratch.get(job.count * es));
-    if (held != mine && parts.size(me)) std::memcpy(held, mine, parts.size(me) * es);
+                                   : static_cast<char*>(job.mem.scratch(job.count * es));
+    if (held != mine && parts.size(me)) job.mem.copy(held, mine, parts.size(me) * es);
   }
 
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
@@ -49,7 +49,7 @@ void gather_binomial(const CollectiveJob& job) {
       comm.recv(rank_of(v + d), held + bytes(v, v + d), bytes(v + d, std::min(v + 2 * d, P)), {k});
   }
   if (job.root != 0)  // from relative order back to rank order
-    rotate_copy(job.out, held, job.count * es, (job.count - parts.offset(job.root)) * es);
+    rotate_copy(job.mem, job.out, held, job.count * es, (job.count - parts.offset(job.root)) * es);
 }
 
 Traffic model_gather_binomial(int P, size_t count, size_t esize, int root) {

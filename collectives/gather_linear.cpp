@@ -21,7 +21,7 @@ void gather_linear(const CollectiveJob& job) {
   }
   auto* out = static_cast<char*>(job.out);
   if (!job.in_place() && parts.size(me))
-    std::memcpy(out + parts.offset(me) * es, job.in, parts.size(me) * es);
+    job.mem.copy(out + parts.offset(me) * es, job.in, parts.size(me) * es);
   for (int k = 1; k < P; ++k) {
     int j = (root + k) % P;
     comm.recv(j, out + parts.offset(j) * es, parts.size(j) * es, {k - 1, j});

@@ -28,12 +28,12 @@ size_t RotatedParts::offset(int u) const {
   return rank >= start ? at - base : parts.count - base + at;  // past P-1 it wraps to 0
 }
 
-void rotate_copy(void* dst, const void* src, size_t total_B, size_t first_B) {
+void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B) {
   auto* d = static_cast<char*>(dst);
   auto* s = static_cast<const char*>(src);
   if (total_B == 0) return;
-  std::memcpy(d, s + first_B, total_B - first_B);
-  std::memcpy(d + total_B - first_B, s, first_B);
+  mem.copy(d, s + first_B, total_B - first_B);
+  mem.copy(d + total_B - first_B, s, first_B);
 }
 
 Source gathered_source(int P, size_t N, size_t i) {

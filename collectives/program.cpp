@@ -46,8 +46,8 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
 
 class ShapeRun {
  public:
-  ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op, Workspace& scratch)
-      : runner_(runner), comm_(comm), o_(o), op_(op), scratch_(scratch) {}
+  ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op)
+      : runner_(runner), comm_(comm), o_(o), op_(op) {}
 
   // The library call(s), then each hand-written algorithm asked for, on one shape.
   std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
@@ -57,12 +57,13 @@ class ShapeRun {
                           (op_.in_place_form == InPlace::optional && o_.in_place);
     const Layout L = op_.layout(P, me, root, N, in_place);
     const size_t checked = std::min(L.checked, L.out);
-    const Fill fill = o_.show ? Fill::rank : Fill::pattern;
-    auto value = [&](int r, size_t i) { return op_.input(fill, op_kind, P, N, r, i); };
+    const Pattern pat{o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P};
+    auto value = [&](int r, size_t i) { return op_.input(pat, N, r, i); };
     const Reduction red{dtype, op_kind};
+    const Device where = o_.device;
 
     // Out of place: this rank's input. In place: what its one buffer holds before each run.
-    Buffer input(dtype, in_place ? L.out : L.in);
+    Buffer input(dtype, in_place ? L.out : L.in, where);
     if (in_place)
       input.fill([&](size_t i) {
         std::optional<size_t> s = op_.starts_as(P, me, root, N, i);
@@ -73,7 +74,7 @@ class ShapeRun {
     // The exact answer, once per shape and only when results are checked.
     std::optional<Buffer> exact;
     if (o_.check) {
-      exact.emplace(dtype, checked);
+      exact.emplace(dtype, checked, where);
       exact->fill([&](size_t i) {
         Source s = op_.source(P, me, root, N, in_place, i);
         if (s.from != kAllRanks) return value(s.from, s.index);
@@ -86,6 +87,7 @@ class ShapeRun {
     const Shape shape{dtype, op_kind, N, op_.busbw_factor(P), op_.reduces, true};
     std::vector<Row> rows;
     std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
+    std::vector<std::unique_ptr<LibraryStaging>> stagings;
     auto make_case = [&](const std::string& name, const std::string& impl, auto run, Buffer& out) {
       Case c;
       c.algorithm = name;
@@ -93,10 +95,18 @@ class ShapeRun {
       c.prepare = [&out, &input, in_place] {
         if (in_place) out.copy_from(input);
       };
-      c.run = [this, run, &out, &input, in_place, N, red, root] {
-        run(CollectiveJob{comm_, in_place ? out.data() : input.data(), out.data(), N, red, root,
-                          scratch_});
+      auto job = [this, run, N, red, root](const void* from, void* to) {
+        run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory()});
       };
+      if (impl == "mpi") {  // on GPU buffers, MPI may need host copies
+        LibraryStaging* staging =
+            stagings.emplace_back(std::make_unique<LibraryStaging>(comm_, input, out)).get();
+        c.run = [staging, job, in_place] { staging->run(in_place, job); };
+      } else {
+        c.run = [job, &out, &input, in_place] {
+          job(in_place ? out.data() : input.data(), out.data());
+        };
+      }
       c.input = &input;
       c.output = &out;
       out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
@@ -106,9 +116,11 @@ class ShapeRun {
     lib_results.reserve(op_.library.size());
     for (const LibraryCall& lib : op_.library) {
       if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
-      Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out)).second;
-      Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name, "mpi",
-                         lib.run, out);
+      if (lib.impl == "nccl" && (!comm_.nccl() || (lib.usable && !lib.usable(P, N, in_place))))
+        continue;
+      Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out, where)).second;
+      Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name,
+                         lib.impl, lib.run, out);
       c.check = [&] {
         Mismatch m = compare(out, *exact, checked);
         return Verdict{m.wrong, std::nullopt, m.first};
@@ -117,7 +129,7 @@ class ShapeRun {
       rows.push_back(runner_.measure(shape, c));
     }
 
-    Buffer out(dtype, L.out);
+    Buffer out(dtype, L.out, where);
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
       if (!picked(algorithms, algo.name)) continue;
       const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
@@ -148,14 +160,14 @@ class ShapeRun {
       c.prepare = [] {};
       c.run = [this, run] {
         run(CollectiveJob{
-            comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root, scratch_});
+            comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root, comm_.memory()});
       };
       c.check = [this, run = c.run] { return op_.check(comm_, run); };
       return c;
     };
     std::vector<Row> rows;
     for (const LibraryCall& lib : op_.library)
-      rows.push_back(runner_.measure(shape, make_case(lib.name, "mpi", lib.run)));
+      rows.push_back(runner_.measure(shape, make_case(lib.name, lib.impl, lib.run)));
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
       if (!picked(algorithms, algo.name)) continue;
       Case c = make_case(algo.name, "hand", algo.run);
@@ -170,7 +182,6 @@ class ShapeRun {
   Comm& comm_;
   const Options& o_;
   const Operation& op_;
-  Workspace& scratch_;
 };
 
 }  // namespace
@@ -186,7 +197,6 @@ std::unique_ptr<Operation> make_operation(const std::string& name) {
 int collective_main(int argc, char** argv, const std::string& operation) {
   const std::unique_ptr<Operation> op = make_operation(operation);
   std::vector<std::string> algorithms;
-  Workspace scratch;
   return program_main(
       argc, argv, op->name,
       op->name + ": " + op->summary +
@@ -199,7 +209,7 @@ int collective_main(int argc, char** argv, const std::string& operation) {
         refuse_bad_input(*op, o, P);
       },
       [&](Runner& runner, Comm& comm, const Options& o) {
-        ShapeRun shapes(runner, comm, o, *op, scratch);
+        ShapeRun shapes(runner, comm, o, *op);
         if (!op->has_data) return runner.emit(shapes.measure_without_data(algorithms));
         const std::vector<Op> ops = op->reduces ? o.ops : std::vector<Op>{Op::sum};
         for (DType dtype : o.dtypes)

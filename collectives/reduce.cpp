@@ -13,6 +13,10 @@ void mpi_reduce(const CollectiveJob& j) {
              j.red.mpi_type(), j.red.mpi_op(), j.root, j.comm.mpi());
 }
 
+void nccl_reduce(const CollectiveJob& j) {
+  j.comm.nccl()->reduce(j.in, j.out, j.count, j.red, j.root);
+}
+
 class Reduce : public Operation {
  public:
   Reduce() {
@@ -21,7 +25,7 @@ class Reduce : public Operation {
     reduces = true;
     algorithms = {{"linear", reduce_linear, model_reduce_linear},
                   {"binomial", reduce_binomial, model_reduce_binomial}};
-    library = {{"MPI_Reduce", "", mpi_reduce}};
+    library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", "nccl"}};
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int r, int root, size_t N, bool in_place) const override {

@@ -19,9 +19,9 @@ void reduce_binomial(const CollectiveJob& job) {
   auto rank_of = [&](int u) { return (u + job.root) % P; };
   const size_t bytes = job.count * job.esize();
   // The root adds into its result; the others into scratch: MPI leaves their input untouched.
-  char* room = static_cast<char*>(job.scratch.get(2 * bytes));
+  char* room = static_cast<char*>(job.mem.scratch(2 * bytes));
   char* acc = me == job.root ? static_cast<char*>(job.out) : room + bytes;
-  if (acc != job.in && bytes) std::memcpy(acc, job.in, bytes);
+  if (acc != job.in && bytes) job.mem.copy(acc, job.in, bytes);
 
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     if (v % (2 * d) == d) {
@@ -29,8 +29,7 @@ void reduce_binomial(const CollectiveJob& job) {
       return;
     }
     if (v + d < P) {
-      comm.recv(rank_of(v + d), room, bytes, {k});
-      job.red.apply(acc, room, job.count);
+      comm.recv_reduce(rank_of(v + d), room, acc, bytes, job.red, {k});
     }
   }
 }

@@ -18,11 +18,10 @@ void reduce_linear(const CollectiveJob& job) {
     comm.send(root, job.in, bytes, {(me - root + P) % P - 1});
     return;
   }
-  if (!job.in_place() && bytes) std::memcpy(job.out, job.in, bytes);
-  void* incoming = job.scratch.get(bytes);
+  if (!job.in_place() && bytes) job.mem.copy(job.out, job.in, bytes);
+  void* incoming = job.mem.scratch(bytes);
   for (int k = 1; k < P; ++k) {
-    comm.recv((root + k) % P, incoming, bytes, {k - 1});
-    job.red.apply(job.out, incoming, job.count);
+    comm.recv_reduce((root + k) % P, incoming, job.out, bytes, job.red, {k - 1});
   }
 }
 

@@ -18,6 +18,12 @@ void mpi_reduce_scatter(const CollectiveJob& j) {
     MPI_Reduce_scatter(in, j.out, p.counts.data(), j.red.mpi_type(), j.red.mpi_op(), j.comm.mpi());
 }
 
+// Equal parts, out of place: NCCL's in-place form keeps the result at this
+// rank's offset, not at the front as MPI's does.
+void nccl_reduce_scatter(const CollectiveJob& j) {
+  j.comm.nccl()->reduce_scatter(j.in, j.out, j.count / j.comm.size(), j.red);
+}
+
 class ReduceScatter : public Operation {
  public:
   ReduceScatter() {
@@ -26,7 +32,9 @@ class ReduceScatter : public Operation {
     reduces = true;
     algorithms = {{"ring", reduce_scatter_ring, model_reduce_scatter_ring},
                   {"pairwise", reduce_scatter_pairwise, model_reduce_scatter_pairwise}};
-    library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter}};
+    library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
+               {"ncclReduceScatter", "", nccl_reduce_scatter, "", "nccl",
+                [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {
@@ -35,10 +43,10 @@ class ReduceScatter : public Operation {
     return {N, part};
   }
   // brief.md's vector: [1 10 100 1000] x r gives rank r 6 x 10^r at P = 4.
-  int64_t input(Fill fill, Op op, int P, size_t N, int r, size_t i) const override {
-    if (fill != Fill::rank) return fill_value(fill, op, r, i, P);
+  int64_t input(const Pattern& pat, size_t N, int r, size_t i) const override {
+    if (pat.fill != Fill::rank) return pat.value(r, i);
     int64_t v = r;
-    for (int k = Partition{N, P}.part_of(i) % 7; k > 0; --k) v *= 10;
+    for (int k = Partition{N, pat.P}.part_of(i) % 7; k > 0; --k) v *= 10;
     return v;
   }
   std::optional<size_t> starts_as(int, int, int, size_t, size_t i) const override { return i; }

@@ -20,23 +20,22 @@ void reduce_scatter_pairwise(const CollectiveJob& job) {
   const Partition chunks = job.parts();
   const size_t es = job.esize(), bytes = job.count * es;
   char* room =
-      static_cast<char*>(job.scratch.get(chunks.size(me) * es + (job.in_place() ? bytes : 0)));
+      static_cast<char*>(job.mem.scratch(chunks.size(me) * es + (job.in_place() ? bytes : 0)));
   char* incoming = room;
   // In place the result overwrites the front of the input, which is still to
   // be sent: send from a copy.
   const char* in = static_cast<const char*>(job.in);
   if (job.in_place()) {
-    if (bytes) std::memcpy(room + chunks.size(me) * es, in, bytes);
+    if (bytes) job.mem.copy(room + chunks.size(me) * es, in, bytes);
     in = room + chunks.size(me) * es;
   }
   auto at = [&](int c) { return in + chunks.offset(c) * es; };
-  if (chunks.size(me)) std::memcpy(job.out, at(me), chunks.size(me) * es);
+  if (chunks.size(me)) job.mem.copy(job.out, at(me), chunks.size(me) * es);
 
   for (int s = 1; s < P; ++s) {
     int to = (me + s) % P, from = (me - s + P) % P;
-    comm.sendrecv(to, at(to), chunks.size(to) * es, from, incoming, chunks.size(me) * es,
-                  {s - 1, to});
-    job.red.apply(job.out, incoming, chunks.size(me));
+    comm.sendrecv_reduce(to, at(to), chunks.size(to) * es, from, incoming, job.out,
+                         chunks.size(me) * es, job.red, {s - 1, to});
   }
 }
 

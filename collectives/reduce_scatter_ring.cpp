@@ -23,20 +23,21 @@ void reduce_scatter_ring(const CollectiveJob& job) {
   auto mod = [P](int x) { return ((x % P) + P) % P; };
   // Work on a copy of the input (in place: on the buffer itself), adding in arriving chunks.
   char* room =
-      static_cast<char*>(job.scratch.get(chunks.largest() * es + (job.in_place() ? 0 : bytes)));
+      static_cast<char*>(job.mem.scratch(chunks.largest() * es + (job.in_place() ? 0 : bytes)));
   char* incoming = room;
   char* work = job.in_place() ? static_cast<char*>(job.out) : room + chunks.largest() * es;
-  if (!job.in_place() && bytes) std::memcpy(work, job.in, bytes);
+  if (!job.in_place() && bytes) job.mem.copy(work, job.in, bytes);
   auto at = [&](int c) { return work + chunks.offset(c) * es; };
 
   for (int s = 0; s < P - 1; ++s) {
     int send = mod(me - s - 1), recv = mod(me - s - 2);
-    comm.sendrecv(right, at(send), chunks.size(send) * es, left, incoming, chunks.size(recv) * es,
-                  {s, send});
-    job.red.apply(at(recv), incoming, chunks.size(recv));
+    comm.sendrecv_reduce(right, at(send), chunks.size(send) * es, left, incoming, at(recv),
+                         chunks.size(recv) * es, job.red, {s, send});
   }
-  // MPI puts the result at the front of the output (of the buffer, in place).
-  if (chunks.size(me)) std::memmove(job.out, at(me), chunks.size(me) * es);
+  // MPI puts the result at the front of the output (of the buffer, in place,
+  // where the two may overlap: so through `incoming`).
+  job.mem.copy(incoming, at(me), chunks.size(me) * es);
+  job.mem.copy(job.out, incoming, chunks.size(me) * es);
 }
 
 Traffic model_reduce_scatter_ring(int P, size_t count, size_t esize, int) {

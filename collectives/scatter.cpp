@@ -19,6 +19,19 @@ void mpi_scatter(const CollectiveJob& j) {
                  j.comm.mpi());
 }
 
+// Grouped ncclSend/ncclRecv: the root sends part r to rank r.
+void nccl_scatter(const CollectiveJob& j) {
+  const Partition parts = j.parts();
+  const int P = j.comm.size(), me = j.comm.rank();
+  std::vector<size_t> sc(P), sd(P), rc(P), rd(P);
+  for (int r = 0; me == j.root && r < P; ++r) {
+    sc[r] = parts.size(r);
+    sd[r] = parts.offset(r);
+  }
+  rc[j.root] = parts.size(me);
+  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
+}
+
 class Scatter : public Operation {
  public:
   Scatter() {
@@ -26,7 +39,9 @@ class Scatter : public Operation {
     summary = "scatter: rank r gets part r of the root's buffer";
     algorithms = {{"linear", scatter_linear, model_scatter_linear},
                   {"binomial", scatter_binomial, model_scatter_binomial}};
-    library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter}};
+    library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
+               {"ncclSend/ncclRecv", "", nccl_scatter, "", "nccl",
+                [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int root, size_t N, bool in_place) const override {
@@ -35,8 +50,8 @@ class Scatter : public Operation {
     return {r == root ? N : 0, part};
   }
   // brief.md's vector: the root's [10 20 30 40] gives rank r 10(r+1).
-  int64_t input(Fill fill, Op, int, size_t, int r, size_t i) const override {
-    return fill == Fill::rank ? 10 * int64_t(i + 1) : move_value(fill, r, i);
+  int64_t input(const Pattern& pat, size_t, int r, size_t i) const override {
+    return pat.fill == Fill::rank ? 10 * int64_t(i + 1) : pat.moved(r, i);
   }
   std::optional<size_t> starts_as(int, int r, int root, size_t, size_t i) const override {
     if (r == root) return i;

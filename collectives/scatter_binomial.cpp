@@ -32,8 +32,8 @@ void scatter_binomial(const CollectiveJob& job) {
     subtree = 1 << L;
     held = static_cast<const char*>(job.in);
     if (job.root != 0) {  // into relative order
-      char* rotated = static_cast<char*>(job.scratch.get(job.count * es));
-      rotate_copy(rotated, held, job.count * es, job.parts().offset(job.root) * es);
+      char* rotated = static_cast<char*>(job.mem.scratch(job.count * es));
+      rotate_copy(job.mem, rotated, held, job.count * es, job.parts().offset(job.root) * es);
       held = rotated;
     }
   } else {
@@ -41,7 +41,7 @@ void scatter_binomial(const CollectiveJob& job) {
     const int end = std::min(v + subtree, P);
     // A leaf receives straight into its result; an inner node keeps the rest to pass on.
     char* into = end - v == 1 ? static_cast<char*>(job.out)
-                              : static_cast<char*>(job.scratch.get(bytes(v, end)));
+                              : static_cast<char*>(job.mem.scratch(bytes(v, end)));
     comm.recv(rank_of(v - subtree), into, bytes(v, end), {L - 1 - log2_exact(subtree), me});
     held = into;
   }
@@ -54,7 +54,7 @@ void scatter_binomial(const CollectiveJob& job) {
   }
   const bool root_in_place = v == 0 && job.in_place();
   const size_t own = job.parts().size(me) * es;  // first in what it holds
-  if (held != job.out && !root_in_place && own) std::memcpy(job.out, held, own);
+  if (held != job.out && !root_in_place && own) job.mem.copy(job.out, held, own);
 }
 
 void tally_scatter_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step) {

@@ -25,7 +25,7 @@ void scatter_linear(const CollectiveJob& job) {
     comm.send(j, in + parts.offset(j) * es, parts.size(j) * es, {k - 1, j});
   }
   if (!job.in_place() && parts.size(me))
-    std::memcpy(job.out, in + parts.offset(me) * es, parts.size(me) * es);
+    job.mem.copy(job.out, in + parts.offset(me) * es, parts.size(me) * es);
 }
 
 Traffic model_scatter_linear(int P, size_t count, size_t esize, int root) {

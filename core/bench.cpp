@@ -9,6 +9,7 @@
 
 #include "device.hpp"
 #include "errors.hpp"
+#include "reduce.hpp"
 
 #ifndef COMMLAB_VERSION
 #define COMMLAB_VERSION "unknown"
@@ -42,10 +43,30 @@ std::string commlab_version() { return COMMLAB_VERSION; }
 namespace {
 
 constexpr const char* kTableHead =
-    "{:>7} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
+    "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
     "{:>5} {:>6} {:<5}\n";
 
 }  // namespace
+
+LibraryStaging::LibraryStaging(const Comm& comm, const Buffer& in, Buffer& out)
+    : in_(in), out_(out) {
+  if (comm.transport() == Transport::host ||
+      (comm.transport() == Transport::cuda_aware && !mpi_reduces_on_host(in.dtype())))
+    return;
+  host_in_.emplace(Buffer::page_locked(in.dtype(), in.count()));
+  host_out_.emplace(Buffer::page_locked(out.dtype(), out.count()));
+}
+
+void LibraryStaging::run(bool in_place,
+                         const std::function<void(const void* in, void* out)>& call) {
+  if (!host_out_) return call(in_place ? out_.data() : in_.data(), out_.data());
+  if (in_place)
+    host_out_->copy_from(out_);
+  else
+    host_in_->copy_from(in_);
+  call(in_place ? host_out_->data() : host_in_->data(), host_out_->data());
+  out_.copy_from(*host_out_);
+}
 
 int program_main(int argc, char** argv, const std::string& program, const std::string& description,
                  double buffers, const std::function<void(const Options&, int P)>& validate,
@@ -116,14 +137,61 @@ void print_in_rank_order(MPI_Comm comm, const std::string& line) {
   std::fflush(stdout);
 }
 
-Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
+namespace {
+// This rank's place on its node: (rank among the node's ranks, ranks on the node).
+std::pair<int, int> node_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return {rank, size};
+}
+}  // namespace
+
+Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts), mem_(opts.device) {
   std::string error;
   if (opts.root >= comm.size())
     error =
         fmt::format("-r {}: root must be below the number of ranks, {}", opts.root, comm.size());
   else if (opts.device == Device::cuda)
-    error = cuda_unavailable_reason();
+    error = gpu::unavailable_reason();
   agree_or_exit(comm.mpi(), error);
+
+  Transport transport = Transport::host;
+  std::string gpu_line;
+  if (opts.device == Device::cuda) {
+    // Ranks on a node take its GPUs in turn; several may share one.
+    auto [local_rank, local_size] = node_rank(comm.mpi());
+    int gpus = gpu::select(local_rank);
+    const bool aware = mpi_is_cuda_aware();
+    transport = opts.transport == "staged" || (opts.transport == "auto" && !aware)
+                    ? Transport::staged
+                    : Transport::cuda_aware;
+    if (transport == Transport::cuda_aware && !aware)
+      error = fmt::format(
+          "--transport cuda-aware: {} is not CUDA-aware (MPIX_Query_cuda_support() is 0); use "
+          "--transport staged",
+          mpi_version());
+    agree_or_exit(comm.mpi(), error);
+    // NCCL needs a GPU per rank on every node.
+    int most_local = 0, fewest_gpus = 0;
+    MPI_Allreduce(&local_size, &most_local, 1, MPI_INT, MPI_MAX, comm.mpi());
+    MPI_Allreduce(&gpus, &fewest_gpus, 1, MPI_INT, MPI_MIN, comm.mpi());
+    nccl_note_ = Nccl::unavailable_reason(most_local, fewest_gpus);
+    if (nccl_note_.empty()) {
+      nccl_ = std::make_unique<Nccl>(comm.mpi());
+      comm.set_nccl(nccl_.get());
+      nccl_note_ = Nccl::version() + ", one GPU per rank";
+    } else {
+      nccl_note_ = "no NCCL rows: " + nccl_note_;
+    }
+    gpu_line =
+        fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(transport), nccl_note_);
+  }
+
+  comm.use(mem_, transport);
   if (comm.rank() == 0 && !opts.csv.empty()) {
     try {
       csv_ = CsvFile(opts.csv);
@@ -133,15 +201,16 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts) {
   }
   agree_or_exit(comm.mpi(), error);
 
-  info_ = {opts.program,  name(opts.device), hostname(),   utc_now(),
-           mpi_version(), commlab_version(), comm.size(),  opts.root,
-           opts.iters,    opts.warmup,       opts.in_place};
+  info_ = {opts.program,  name(opts.device), hostname(),    utc_now(),
+           mpi_version(), commlab_version(), comm.size(),   opts.root,
+           opts.iters,    opts.warmup,       opts.in_place, name(transport)};
   if (comm.rank() != 0) return;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
              opts.program, comm.size(), info_.device, opts.root, opts.in_place ? "yes" : "no",
              opts.iters, opts.warmup, opts.check ? "on" : "off");
   fmt::print("# {} on {}, {}, commlab {}\n", info_.mpi_version, info_.host, info_.date,
              info_.commlab_version);
+  fmt::print("{}", gpu_line);
   fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us", "min_us",
              "max_us", "algbw", "busbw", "sent_max_B", "model_B", "steps", "#wrong", "check");
   std::fflush(stdout);
@@ -179,6 +248,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.model = c.model;
   row.taught_formula = c.taught_formula;
   row.taught_T_B = c.taught_T_B;
+  row.transport = c.impl == "nccl" ? "nccl" : info_.transport;
 
   // 1. One run, traffic counted and the result checked.
   const bool show = opts_.show && c.output;
@@ -190,6 +260,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   comm_.set_tracing(show);
   MPI_Barrier(comm_.mpi());
   c.run();
+  mem_.sync();
   comm_.set_tracing(false);
   if (show) {
     if (c.model) show_schedule();
@@ -217,6 +288,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
     c.prepare();
     MPI_Barrier(comm_.mpi());
     c.run();
+    mem_.sync();
   }
   std::vector<double> mine(opts_.iters), slowest(opts_.iters);
   for (int i = 0; i < opts_.iters; ++i) {
@@ -224,6 +296,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
     MPI_Barrier(comm_.mpi());
     double t0 = MPI_Wtime();
     c.run();
+    mem_.sync();  // on the GPU a run ends when its last kernel or copy has
     mine[i] = (MPI_Wtime() - t0) * 1e6;
   }
   MPI_Allreduce(mine.data(), slowest.data(), opts_.iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());

@@ -2,6 +2,7 @@
 // warm up, time, and turn it into rows for the table and the CSV.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "buffer.hpp"
 #include "comm.hpp"
 #include "errors.hpp"
+#include "memory.hpp"
+#include "nccl.hpp"
 #include "options.hpp"
 #include "results.hpp"
 
@@ -50,8 +53,14 @@ struct Shape {
 class Runner {
  public:
   // Validates what needs the communicator (root, device, CSV) on every rank,
-  // exiting 2 everywhere on bad input, and prints the table heading.
+  // exiting 2 everywhere on bad input, and prints the table heading. With -d
+  // cuda: picks this rank's GPU by its rank on the node, the transport, and
+  // opens NCCL where every rank has a GPU of its own.
   Runner(Comm& comm, const Options& opts);
+
+  Memory& memory() { return mem_; }
+  Nccl* nccl() { return nccl_.get(); }  // null: no NCCL rows (nccl_note() says why)
+  const std::string& nccl_note() const { return nccl_note_; }
 
   Row measure(const Shape& shape, const Case& c);
   // Prints rows on rank 0 and appends them to the CSV.
@@ -65,9 +74,28 @@ class Runner {
 
   Comm& comm_;
   const Options& opts_;
+  Memory mem_;
+  std::unique_ptr<Nccl> nccl_;
+  std::string nccl_note_;
   RunInfo info_;
   CsvFile csv_;
   bool failed_ = false;
+};
+
+// A library call on GPU buffers through an MPI that cannot read them (the
+// staged transport, or 16-bit floats, which MPI reduces on the host): it runs
+// on page-locked host copies, and the copies are timed with it, as a user
+// without a CUDA-aware MPI would pay them. Otherwise it calls straight through.
+class LibraryStaging {
+ public:
+  LibraryStaging(const Comm& comm, const Buffer& in, Buffer& out);
+  // call(in, out); in place, `out` is both and `in` is not read.
+  void run(bool in_place, const std::function<void(const void* in, void* out)>& call);
+
+ private:
+  const Buffer& in_;
+  Buffer& out_;
+  std::optional<Buffer> host_in_, host_out_;
 };
 
 // What every program does around its measurements: MPI_Init; parse the

@@ -5,33 +5,71 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+
+#include "device.hpp"
 
 namespace commlab {
 
-Buffer::Buffer(DType dtype, size_t count)
-    : dtype_(dtype), count_(count), bytes_(count * element_size(dtype)) {
+Buffer::Buffer(DType dtype, size_t count, Device where)
+    : dtype_(dtype), count_(count), where_(where) {
+  if (where == Device::cuda) {
+    gpu_ = {gpu::alloc(bytes()), gpu::release};
+    data_ = gpu_.get();
+    return;
+  }
+  host_.resize(bytes());
   // Never a null pointer, even when empty: some MPI calls refuse one (a
   // v-variant at a rank whose part is empty).
-  if (bytes_.empty()) bytes_.reserve(1);
+  if (host_.empty()) host_.reserve(1);
+  data_ = host_.data();
+}
+
+Buffer Buffer::page_locked(DType dtype, size_t count) {
+  Buffer b(dtype, 0);
+  b.count_ = count;
+  b.gpu_ = {gpu::alloc_pinned(b.bytes()), gpu::release_pinned};
+  b.data_ = b.gpu_.get();
+  return b;
 }
 
 void Buffer::fill(const std::function<int64_t(size_t)>& value) {
+  // On the GPU: generated on the host, then one upload (untimed, once per shape).
+  Buffer staged(dtype_, where_ == Device::host ? 0 : count_);
+  Buffer& target = where_ == Device::host ? *this : staged;
   visit_dtype(dtype_, [&](auto x) {
     using T = decltype(x);
-    auto* p = reinterpret_cast<T*>(bytes_.data());
+    auto* p = static_cast<T*>(target.data());
     for (size_t i = 0; i < count_; ++i) p[i] = static_cast<T>(value(i));
   });
+  if (where_ == Device::cuda) copy_from(staged);
 }
 
 void Buffer::copy_from(const Buffer& other) {
   if (other.bytes() != bytes()) throw std::logic_error("Buffer::copy_from: size differs");
-  if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
+  if (bytes() == 0) return;
+  if (where_ == Device::host && other.where_ == Device::host) {
+    std::memcpy(data_, other.data_, bytes());
+    return;
+  }
+  gpu::copy(data_, other.data_, bytes());
+  gpu::sync();
+}
+
+Buffer Buffer::on_host() const {
+  Buffer h(dtype_, count_);
+  h.copy_from(*this);
+  return h;
 }
 
 double Buffer::at(size_t i) const {
   return visit_dtype(dtype_, [&](auto x) {
     using T = decltype(x);
-    return static_cast<double>(reinterpret_cast<const T*>(bytes_.data())[i]);
+    T v;
+    if (where_ == Device::host) return static_cast<double>(static_cast<const T*>(data_)[i]);
+    gpu::copy(&v, static_cast<const T*>(data_) + i, sizeof v);
+    gpu::sync();
+    return static_cast<double>(v);
   });
 }
 
@@ -45,11 +83,6 @@ std::string Buffer::format(size_t max_shown) const {
     s += fmt::format("{:g}{}", at(i), i + 1 < count_ ? " " : "");
   }
   return s + "]";
-}
-
-void* Workspace::get(size_t bytes) {
-  if (bytes_.size() < bytes) bytes_.resize(bytes);
-  return bytes_.data();
 }
 
 namespace {
@@ -73,6 +106,7 @@ Mismatch compare_with(const Buffer& got, Expected expected, size_t first_n = SIZ
 }  // namespace
 
 Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected) {
+  if (got.where() == Device::cuda) return compare(got.on_host(), expected);
   return compare_with(got, [&](size_t i, auto x) { return static_cast<decltype(x)>(expected(i)); });
 }
 
@@ -80,6 +114,16 @@ Mismatch compare(const Buffer& got, const Buffer& reference, size_t first_n) {
   const size_t n = std::min(first_n, got.count());
   if (got.dtype() != reference.dtype() || reference.count() < n)
     throw std::logic_error("compare: buffers differ in type or size");
+  if (got.where() == Device::cuda && reference.where() == Device::cuda) {
+    gpu::Difference d = gpu::compare(got.dtype(), got.data(), reference.data(), n);
+    Mismatch m{d.count, ""};
+    if (d.count)
+      m.first = fmt::format("element {}: got {:g}, want {:g}", d.first, got.at(d.first),
+                            reference.at(d.first));
+    return m;
+  }
+  if (got.where() == Device::cuda || reference.where() == Device::cuda)
+    return compare(got.on_host(), reference.on_host(), first_n);
   return compare_with(
       got, [&](size_t i, auto x) { return static_cast<const decltype(x)*>(reference.data())[i]; },
       n);

@@ -1,9 +1,11 @@
-// Typed buffers the harness fills, checks and shows. Algorithms see raw
-// pointers and counts only; what they point at is decided here.
+// Typed buffers the harness fills, checks and shows, in host memory or on
+// the GPU. Algorithms see raw pointers and counts only; what they point at is
+// decided here.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,17 +15,21 @@ namespace commlab {
 
 class Buffer {
  public:
-  Buffer(DType dtype, size_t count);
+  Buffer(DType dtype, size_t count, Device where = Device::host);
+  // Host memory the GPU copies to and from at full speed (cudaMallocHost).
+  static Buffer page_locked(DType dtype, size_t count);
 
   DType dtype() const { return dtype_; }
   size_t count() const { return count_; }
-  size_t bytes() const { return bytes_.size(); }
-  void* data() { return bytes_.data(); }
-  const void* data() const { return bytes_.data(); }
+  size_t bytes() const { return count_ * element_size(dtype_); }
+  Device where() const { return where_; }
+  void* data() { return data_; }
+  const void* data() const { return data_; }
 
   // Element i := value(i), exact for the small integers the patterns use.
   void fill(const std::function<int64_t(size_t)>& value);
-  void copy_from(const Buffer& other);
+  void copy_from(const Buffer& other);  // either may be on the GPU
+  Buffer on_host() const;
   double at(size_t i) const;
   // "[a b c ... z]", at most `max_shown` elements, for --show.
   std::string format(size_t max_shown = 16) const;
@@ -31,22 +37,16 @@ class Buffer {
  private:
   DType dtype_;
   size_t count_;
-  std::vector<std::byte> bytes_;
-};
-
-// Grows, never shrinks: algorithms take their scratch space from here so the
-// timed loop does not allocate.
-class Workspace {
- public:
-  void* get(size_t bytes);
-
- private:
-  std::vector<std::byte> bytes_;
+  Device where_;
+  std::vector<std::byte> host_;
+  std::unique_ptr<void, void (*)(void*)> gpu_{nullptr, nullptr};
+  void* data_;
 };
 
 // Elements of `got` that differ from expected(i), and a line about the first
 // one. Only the first `first_n` elements when given (an in-place
-// reduce-scatter defines only the head of its buffer).
+// reduce-scatter defines only the head of its buffer). Two GPU buffers are
+// compared by a kernel, on the GPU.
 struct Mismatch {
   uint64_t wrong = 0;
   std::string first;

@@ -2,13 +2,21 @@
 // through this class, so every byte and message it puts on the wire is seen.
 // Each call names the schedule step it belongs to (and the chunk it carries),
 // which is what --show prints and how steps are counted.
+//
+// GPU buffers travel one of two ways: straight from device memory when the
+// MPI library is CUDA-aware, or staged through pinned host buffers in pieces,
+// the copy of one piece overlapping the MPI transfer of the next (and, in the
+// _reduce calls, the reduction kernel of the last).
 #pragma once
 #include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "memory.hpp"
 #include "traffic.hpp"
 
 namespace commlab {
@@ -27,9 +35,27 @@ struct TraceEntry {
   uint64_t bytes;
 };
 
+class Nccl;
+
+enum class Transport { host, staged, cuda_aware };
+std::string name(Transport t);  // host | staged | cuda-aware
+// MPIX_Query_cuda_support(): whether this MPI reads device memory itself.
+bool mpi_is_cuda_aware();
+
 class Comm {
  public:
   explicit Comm(MPI_Comm comm);
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  // The memory every buffer passed from now on lives in, and how it travels.
+  void use(Memory& mem, Transport transport);
+  Memory& memory() { return *mem_; }
+  Transport transport() const { return transport_; }
+  // NCCL over the same ranks, for the library rows on GPUs; null when there is none.
+  void set_nccl(Nccl* nccl) { nccl_ = nccl; }
+  Nccl* nccl() const { return nccl_; }
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -42,6 +68,12 @@ class Comm {
                 Step step);
   // Non-blocking: post now, complete with wait_all() (which every isend and
   // irecv needs before its buffer is touched again).
+  // The same, then acc (op)= incoming: the step of every reducing algorithm.
+  // On the GPU each piece is reduced as it lands, while the next is in flight.
+  void recv_reduce(int from, void* incoming, void* acc, size_t bytes, const Reduction& red,
+                   Step step);
+  void sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* incoming, void* acc,
+                       size_t rbytes, const Reduction& red, Step step);
   void isend(int to, const void* buf, size_t bytes, Step step);
   void irecv(int from, void* buf, size_t bytes, Step step);
   void wait_all();
@@ -66,8 +98,17 @@ class Comm {
   std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on rank 0
 
  private:
+  struct Fold {  // what a _reduce call does with each piece received
+    const Reduction& red;
+    char* acc;
+  };
   void count_send(int to, size_t bytes, Step step);
   void count_recv(size_t bytes);
+  void exchange(int to, const char* s, size_t sbytes, int from, char* r, size_t rbytes,
+                const Fold* fold);
+  void staged_exchange(int to, const char* s, size_t sbytes, int from, char* r, size_t rbytes,
+                       const Fold* fold);
+  void* pinned(std::vector<std::pair<void*, size_t>>& pool, size_t index, size_t bytes);
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
@@ -75,6 +116,22 @@ class Comm {
   int64_t last_step_ = -1;
   int step_offset_ = 0;
   std::vector<MPI_Request> sends_, recvs_;  // posted, not yet waited for
+  Memory host_;
+  Memory* mem_ = &host_;
+  Transport transport_ = Transport::host;
+  Nccl* nccl_ = nullptr;
+  // Staged transport: two pinned slots each way for the blocking calls, whose
+  // events say when a slot's copy is done; one pinned block per posted
+  // isend/irecv, and where each irecv's data goes once it lands.
+  void *out_[2] = {}, *in_[2] = {}, *out_ready_[2] = {}, *in_done_[2] = {};
+  std::vector<std::pair<void*, size_t>> send_blocks_, recv_blocks_;
+  struct Landing {
+    void* dst;
+    const void* block;
+    size_t bytes;
+  };
+  std::vector<Landing> landings_;
+  bool landing_ = false;  // copies out of the blocks may still run
   bool tracing_ = false;
   std::vector<TraceEntry> trace_;
 };

@@ -1,10 +1,57 @@
-// Which buffers this build and this machine can use.
+// The GPU, as the harness uses it: memory, copies, the reduction kernels and
+// one stream everything is queued on. Built from device_cuda.cu when CUDA is;
+// otherwise device_host.cpp refuses -d cuda with the reason.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
-namespace commlab {
+#include "types.hpp"
+
+namespace commlab::gpu {
 
 // Why -d cuda cannot run here, or "" when it can.
-std::string cuda_unavailable_reason();
+std::string unavailable_reason();
 
-}  // namespace commlab
+// Makes GPU (local_rank mod GPUs on this node) this process's device and
+// creates its stream. Returns the number of GPUs on the node.
+int select(int local_rank);
+// "NVIDIA H100 80GB HBM3, driver 13.0, runtime 13.0": what a results folder records.
+std::string describe();
+
+void* alloc(size_t bytes);  // device memory, never null (even for 0 bytes)
+void release(void* p);
+void* alloc_pinned(size_t bytes);  // page-locked host memory, for staging
+void release_pinned(void* p);
+
+// Queued on the stream, in order: later work sees their results.
+void copy(void* dst, const void* src, size_t bytes);                   // any direction
+void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i] = acc[i] op in[i]
+void sync();  // until everything queued has finished
+
+// Staging: an event marks a point in the stream, so a pinned buffer is reused
+// only once the copy that reads or fills it is done.
+using Event = void*;
+Event event_create();
+void event_record(Event e);
+void event_wait(Event e);  // the host blocks until the stream passed e
+void event_destroy(Event e);
+
+// Elements of `got` differing from `want` (both on the GPU), and the first index of one.
+struct Difference {
+  uint64_t count = 0;
+  size_t first = 0;
+};
+Difference compare(DType t, const void* got, const void* want, size_t count);
+
+// Bandwidths in GB/s (bytes read + written per second), each the best of `repeats`:
+// a device-to-device copy, and the sum kernel (reads two arrays, writes one).
+struct Bandwidth {
+  double copy_GBps, reduce_GBps;
+};
+Bandwidth measure_bandwidth(size_t bytes, int repeats);
+
+// The stream everything above is queued on, for NCCL (a cudaStream_t).
+void* stream();
+
+}  // namespace commlab::gpu

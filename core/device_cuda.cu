@@ -1,17 +1,224 @@
-// Built when CUDA is: asks the driver whether a GPU is there.
+// The GPU backend (device.hpp). Every copy and kernel goes on one stream per
+// process, so their order is the order the harness and the algorithms asked.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 #include "device.hpp"
+#include "types.hpp"
 
-namespace commlab {
+namespace commlab::gpu {
 
-std::string cuda_unavailable_reason() {
+namespace {
+
+cudaStream_t g_stream = nullptr;
+int g_multiprocessors = 1;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// 16 bytes of T: one vector load per thread keeps the kernel at copy speed.
+template <class T>
+struct alignas(16) Pack {
+  T v[16 / sizeof(T)];
+};
+
+template <class T, Op O>
+__global__ void reduce_packs(Pack<T>* acc, const Pack<T>* in, size_t packs) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < packs;
+       i += size_t(gridDim.x) * blockDim.x) {
+    Pack<T> a = acc[i];
+    const Pack<T> b = in[i];
+#pragma unroll
+    for (int k = 0; k < int(16 / sizeof(T)); ++k) a.v[k] = combine(O, a.v[k], b.v[k]);
+    acc[i] = a;
+  }
+}
+
+template <class T, Op O>
+__global__ void reduce_elements(T* acc, const T* in, size_t count) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x)
+    acc[i] = combine(O, acc[i], in[i]);
+}
+
+template <class T>
+__global__ void count_differences(const T* got, const T* want, size_t count,
+                                  unsigned long long* wrong, unsigned long long* first) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x)
+    if (!(got[i] == want[i])) {
+      atomicAdd(wrong, 1ull);
+      atomicMin(first, static_cast<unsigned long long>(i));
+    }
+}
+
+constexpr int kThreads = 256;
+// Enough blocks to fill every multiprocessor a few times over; each thread
+// strides through the rest.
+unsigned blocks_for(size_t items) {
+  size_t most = size_t(g_multiprocessors) * 8;
+  return static_cast<unsigned>(
+      std::max<size_t>(1, std::min(most, (items + kThreads - 1) / kThreads)));
+}
+
+template <class T, Op O>
+void launch_reduce(void* acc, const void* in, size_t count) {
+  auto* a = static_cast<T*>(acc);
+  auto* b = static_cast<const T*>(in);
+  constexpr size_t per_pack = 16 / sizeof(T);
+  size_t packs = 0;
+  // Chunks start anywhere in a buffer: vectorise only when both are 16-byte aligned.
+  if (reinterpret_cast<uintptr_t>(a) % 16 == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0) {
+    packs = count / per_pack;
+    if (packs)
+      reduce_packs<T, O><<<blocks_for(packs), kThreads, 0, g_stream>>>(
+          reinterpret_cast<Pack<T>*>(a), reinterpret_cast<const Pack<T>*>(b), packs);
+  }
+  const size_t done = packs * per_pack;
+  if (done < count)
+    reduce_elements<T, O>
+        <<<blocks_for(count - done), kThreads, 0, g_stream>>>(a + done, b + done, count - done);
+  check(cudaGetLastError(), "reduction kernel");
+}
+
+}  // namespace
+
+std::string unavailable_reason() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess)
     return std::string("-d cuda: no usable GPU (") + cudaGetErrorString(e) + ")";
   if (n == 0) return "-d cuda: no GPU on this machine";
-  return "-d cuda: GPU buffers are not in this version of commlab yet; use -d host";
+  return "";
 }
 
-}  // namespace commlab
+int select(int local_rank) {
+  int n = 0;
+  check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
+  const int device = local_rank % n;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  check(cudaDeviceGetAttribute(&g_multiprocessors, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  check(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  return n;
+}
+
+std::string describe() {
+  int device = 0, driver = 0, runtime = 0;
+  cudaGetDevice(&device);
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  auto version = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  return std::string(p.name) + ", CUDA driver " + version(driver) + ", runtime " + version(runtime);
+}
+
+void* alloc(size_t bytes) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, std::max<size_t>(bytes, 16)), "cudaMalloc");
+  return p;
+}
+void release(void* p) { cudaFree(p); }
+
+void* alloc_pinned(size_t bytes) {
+  void* p = nullptr;
+  check(cudaMallocHost(&p, std::max<size_t>(bytes, 16)), "cudaMallocHost");
+  return p;
+}
+void release_pinned(void* p) { cudaFreeHost(p); }
+
+void copy(void* dst, const void* src, size_t bytes) {
+  if (bytes)
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g_stream), "cudaMemcpyAsync");
+}
+
+void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
+  if (count == 0) return;
+  visit_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    visit_op(op, [&](auto o) { launch_reduce<T, decltype(o)::value>(acc, in, count); });
+  });
+}
+
+void sync() { check(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize"); }
+
+Event event_create() {
+  cudaEvent_t e;
+  check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+  return e;
+}
+void event_record(Event e) {
+  check(cudaEventRecord(static_cast<cudaEvent_t>(e), g_stream), "cudaEventRecord");
+}
+void event_wait(Event e) {
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
+}
+void event_destroy(Event e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+
+Difference compare(DType t, const void* got, const void* want, size_t count) {
+  Difference d;
+  if (count == 0) return d;
+  unsigned long long* counters = nullptr;  // wrong, first
+  check(cudaMalloc(&counters, 2 * sizeof(unsigned long long)), "cudaMalloc");
+  const unsigned long long start[2] = {0, ~0ull};
+  check(cudaMemcpyAsync(counters, start, sizeof start, cudaMemcpyHostToDevice, g_stream),
+        "cudaMemcpyAsync");
+  visit_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    count_differences<T><<<blocks_for(count), kThreads, 0, g_stream>>>(
+        static_cast<const T*>(got), static_cast<const T*>(want), count, counters, counters + 1);
+  });
+  check(cudaGetLastError(), "compare kernel");
+  unsigned long long result[2];
+  check(cudaMemcpyAsync(result, counters, sizeof result, cudaMemcpyDeviceToHost, g_stream),
+        "cudaMemcpyAsync");
+  sync();
+  cudaFree(counters);
+  d.count = result[0];
+  d.first = result[0] ? static_cast<size_t>(result[1]) : 0;
+  return d;
+}
+
+Bandwidth measure_bandwidth(size_t bytes, int repeats) {
+  const size_t count = bytes / sizeof(float);
+  void* a = alloc(bytes);
+  void* b = alloc(bytes);
+  check(cudaMemsetAsync(a, 0, bytes, g_stream), "cudaMemset");
+  check(cudaMemsetAsync(b, 0, bytes, g_stream), "cudaMemset");
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  auto best_ms = [&](auto work) {
+    work();  // warm-up
+    float best = 1e30f;
+    for (int i = 0; i < repeats; ++i) {
+      cudaEventRecord(start, g_stream);
+      work();
+      cudaEventRecord(stop, g_stream);
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float ms = 0;
+      cudaEventElapsedTime(&ms, start, stop);
+      best = std::min(best, ms);
+    }
+    return double(best);
+  };
+  const double copy_ms = best_ms([&] { copy(b, a, count * sizeof(float)); });
+  const double reduce_ms = best_ms([&] { reduce(DType::float32, Op::sum, b, a, count); });
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  release(a);
+  release(b);
+  const double moved = double(count * sizeof(float));
+  return {2 * moved / copy_ms / 1e6, 3 * moved / reduce_ms / 1e6};
+}
+
+void* stream() { return g_stream; }
+
+}  // namespace commlab::gpu

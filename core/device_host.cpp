@@ -1,10 +1,34 @@
-// Built when CUDA is not: -d cuda is refused with the reason.
+// Built when CUDA is not: -d cuda is refused with the reason before any of
+// the rest can be reached.
+#include <stdexcept>
+
 #include "device.hpp"
 
-namespace commlab {
+namespace commlab::gpu {
 
-std::string cuda_unavailable_reason() {
+std::string unavailable_reason() {
   return "-d cuda: this build has no CUDA (nvcc was not found or -DCOMMLAB_CUDA=OFF)";
 }
 
-}  // namespace commlab
+namespace {
+[[noreturn]] void no_cuda() { throw std::logic_error("GPU call in a build without CUDA"); }
+}  // namespace
+
+int select(int) { no_cuda(); }
+std::string describe() { no_cuda(); }
+void* alloc(size_t) { no_cuda(); }
+void release(void*) {}
+void* alloc_pinned(size_t) { no_cuda(); }
+void release_pinned(void*) {}
+void copy(void*, const void*, size_t) { no_cuda(); }
+void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
+void sync() { no_cuda(); }
+Event event_create() { no_cuda(); }
+void event_record(Event) { no_cuda(); }
+void event_wait(Event) { no_cuda(); }
+void event_destroy(Event) {}
+Difference compare(DType, const void*, const void*, size_t) { no_cuda(); }
+Bandwidth measure_bandwidth(size_t, int) { no_cuda(); }
+void* stream() { return nullptr; }
+
+}  // namespace commlab::gpu

@@ -9,8 +9,6 @@
 
 namespace commlab {
 
-std::string name(Device d) { return d == Device::host ? "host" : "cuda"; }
-
 size_t parse_size(const std::string& text) {
   size_t pos = 0;
   unsigned long long v = 0;
@@ -90,7 +88,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   CLI::App app(description, program);
   app.get_formatter()->column_width(28);
   std::string sizes = "4:16M", counts, algorithms = "all", device = "host", dtypes = "float32",
-              ops = "sum", check = "on";
+              ops = "sum", check = "on", transport = "auto";
   app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
       ->capture_default_str();
   app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
@@ -102,7 +100,11 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
                  "hand-written algorithms to run, comma separated, or all")
       ->capture_default_str();
   app.add_option("-d,--device", device, "buffers on: host or cuda")->capture_default_str();
-  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64 or all")->capture_default_str();
+  app.add_option("--transport", transport,
+                 "GPU buffers over MPI: auto, staged (through pinned host memory) or cuda-aware")
+      ->capture_default_str();
+  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64,float16,bfloat16 or all")
+      ->capture_default_str();
   app.add_option("-o,--op", ops, "sum,prod,max,min or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of rooted operations")->capture_default_str();
   app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");
@@ -140,6 +142,9 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   if (device != "host" && device != "cuda")
     throw UsageError("unknown device '" + device + "' (use host or cuda)");
   o.device = device == "host" ? Device::host : Device::cuda;
+  if (transport != "auto" && transport != "staged" && transport != "cuda-aware")
+    throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");
+  o.transport = transport;
   o.dtypes = parse_list(dtypes, all_dtypes(), parse_dtype);
   o.ops = parse_list(ops, all_ops(), parse_op);
   if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");

@@ -8,9 +8,6 @@
 
 namespace commlab {
 
-enum class Device { host, cuda };
-std::string name(Device d);
-
 struct Options {
   std::string program;
   std::vector<size_t> sizes_B;  // from -m MIN:MAX and -f, in bytes
@@ -19,6 +16,7 @@ struct Options {
   int iters = 20;
   int warmup = 5;
   Device device = Device::host;
+  std::string transport = "auto";  // GPU buffers: auto | staged | cuda-aware
   std::vector<DType> dtypes{DType::float32};
   std::vector<Op> ops{Op::sum};
   int root = 0;

@@ -1,27 +1,52 @@
 #include "pattern.hpp"
 
+#include <algorithm>
+
 #include "reduce.hpp"
 
 namespace commlab {
 
-int64_t fill_value(Fill fill, Op op, int rank, size_t index, int P) {
+int64_t exact_integers(DType t) {
+  switch (t) {
+    case DType::int32:
+      return INT32_MAX;
+    case DType::int64:
+      return INT64_MAX;
+    case DType::float32:
+      return int64_t{1} << 24;
+    case DType::float16:
+      return int64_t{1} << 11;
+    case DType::bfloat16:
+      return int64_t{1} << 8;
+    case DType::float64:
+      break;
+  }
+  return int64_t{1} << 53;
+}
+
+int64_t Pattern::value(int rank, size_t index) const {
   if (fill == Fill::rank) return rank;
   const int64_t i = static_cast<int64_t>(index), r = rank, p = P;
   if (op == Op::prod) {
-    const int64_t k = p <= 40 ? 2 : (p + 19) / 20;
+    const int64_t factors = dtype == DType::float16 ? 15 : 20;  // float16 ends at 65504
+    const int64_t k = std::max<int64_t>(2, (p + factors - 1) / factors);
     return (r + i) % k == 0 ? 2 : 1;
   }
-  return 1 + (r + i) % p + p * (i % 3);
+  const int64_t m = std::clamp<int64_t>(exact_integers(dtype) / (3 * p), 1, p);
+  return 1 + (r + i) % m + m * (i % 3);
 }
 
-int64_t move_value(Fill fill, int rank, size_t index) {
+int64_t Pattern::moved(int rank, size_t index) const {
   if (fill == Fill::rank) return rank;
-  return 1 + static_cast<int64_t>((uint64_t(rank) * 7919 + index) % 8388593);  // a prime
+  const uint64_t limit = exact_integers(dtype), prime = limit > 8388593 ? 8388593
+                                                        : limit > 2039  ? 2039
+                                                                        : 251;
+  return 1 + static_cast<int64_t>((uint64_t(rank) * 7919 + index) % prime);
 }
 
-int64_t reduced_value(Fill fill, Op op, size_t index, int P) {
-  int64_t acc = fill_value(fill, op, 0, index, P);
-  for (int r = 1; r < P; ++r) acc = combine(op, acc, fill_value(fill, op, r, index, P));
+int64_t Pattern::reduced(size_t index) const {
+  int64_t acc = value(0, index);
+  for (int r = 1; r < P; ++r) acc = combine(op, acc, value(r, index));
   return acc;
 }
 

@@ -3,7 +3,7 @@
 namespace commlab {
 
 namespace {
-// One loop per (type, op) so the compiler vectorises each without a branch inside.
+// One loop per (type, op) so the compiler vectorises each.
 template <class T, Op O>
 void apply_loop(T* __restrict acc, const T* __restrict in, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] = combine(O, acc[i], in[i]);
@@ -15,21 +15,35 @@ void Reduction::apply(void* acc, const void* in, size_t count) const {
     using T = decltype(x);
     auto* a = static_cast<T*>(acc);
     auto* b = static_cast<const T*>(in);
-    switch (op) {
-      case Op::sum:
-        return apply_loop<T, Op::sum>(a, b, count);
-      case Op::prod:
-        return apply_loop<T, Op::prod>(a, b, count);
-      case Op::max:
-        return apply_loop<T, Op::max>(a, b, count);
-      case Op::min:
-        return apply_loop<T, Op::min>(a, b, count);
-    }
+    visit_op(op, [&](auto o) { apply_loop<T, decltype(o)::value>(a, b, count); });
   });
 }
 
+namespace {
+// The operator MPI calls for 16-bit floats (mpi_reduces_on_host).
+template <DType T, Op O>
+void reduce_16bit(void* in, void* inout, int* len, MPI_Datatype*) {
+  Reduction{T, O}.apply(inout, in, static_cast<size_t>(*len));
+}
+
+template <DType T>
+MPI_Op user_op(Op op) {
+  static MPI_Op made[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  MPI_Op& m = made[static_cast<int>(op)];
+  if (m == MPI_OP_NULL)
+    visit_op(
+        op, [&](auto o) { MPI_Op_create(reduce_16bit<T, decltype(o)::value>, /*commute=*/1, &m); });
+  return m;
+}
+}  // namespace
+
+bool mpi_reduces_on_host(DType t) { return t == DType::float16 || t == DType::bfloat16; }
+
 MPI_Datatype Reduction::mpi_type() const {
   switch (dtype) {
+    case DType::float16:
+    case DType::bfloat16:
+      return MPI_UINT16_T;
     case DType::int32:
       return MPI_INT32_T;
     case DType::int64:
@@ -43,6 +57,8 @@ MPI_Datatype Reduction::mpi_type() const {
 }
 
 MPI_Op Reduction::mpi_op() const {
+  if (dtype == DType::float16) return user_op<DType::float16>(op);
+  if (dtype == DType::bfloat16) return user_op<DType::bfloat16>(op);
   switch (op) {
     case Op::sum:
       return MPI_SUM;

@@ -20,20 +20,8 @@ struct Reduction {
   MPI_Op mpi_op() const;
 };
 
-// op applied to two scalars: the single definition tests and checks share.
-template <class T>
-T combine(Op op, T a, T b) {
-  switch (op) {
-    case Op::sum:
-      return a + b;
-    case Op::prod:
-      return a * b;
-    case Op::max:
-      return a > b ? a : b;
-    case Op::min:
-      break;
-  }
-  return a < b ? a : b;
-}
+// MPI has no 16-bit float types: they travel as MPI_UINT16_T and MPI reduces
+// them with an operator of ours that runs on the host, even in a CUDA-aware MPI.
+bool mpi_reduces_on_host(DType t);
 
 }  // namespace commlab

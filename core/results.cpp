@@ -54,7 +54,8 @@ const std::vector<std::string>& csv_columns() {
                                              "host",
                                              "date",
                                              "mpi_version",
-                                             "commlab_version"};
+                                             "commlab_version",
+                                             "transport"};
   return cols;
 }
 
@@ -112,7 +113,7 @@ std::string csv_line(const Row& r) {
   for (std::string s :
        {csv_text(r.taught_formula), fmt::format("{:.0f}", r.taught_T_B), opt(r.wrong),
         opt(r.diff_vs_lib), r.traffic, r.check, csv_text(r.note), csv_text(i.host), i.date,
-        csv_text(i.mpi_version), csv_text(i.commlab_version)})
+        csv_text(i.mpi_version), csv_text(i.commlab_version), r.transport})
     c.push_back(std::move(s));
   return fmt::format("{}\n", fmt::join(c, ","));
 }

@@ -15,6 +15,7 @@ struct RunInfo {  // the same for every row of one run
   std::string program, device, host, date, mpi_version, commlab_version;
   int P = 1, root = 0, iters = 0, warmup = 0;
   bool in_place = false;
+  std::string transport = "host";  // of hand-written and MPI rows: host | staged | cuda-aware
 };
 
 struct Row {
@@ -27,9 +28,10 @@ struct Row {
   std::string taught_formula;
   double taught_T_B = 0;
   std::optional<uint64_t> wrong, diff_vs_lib;
-  std::string traffic;  // exact | DIFFERS | empty for library rows
-  std::string check;    // ok | FAIL | off
-  std::string note;     // first mismatch, or why something was skipped
+  std::string traffic;             // exact | DIFFERS | empty for library rows
+  std::string check;               // ok | FAIL | off
+  std::string note;                // first mismatch, or why something was skipped
+  std::string transport = "host";  // GPU data: staged | cuda-aware | nccl
 };
 
 const std::vector<std::string>& csv_columns();

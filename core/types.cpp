@@ -5,7 +5,8 @@
 namespace commlab {
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::int32, DType::int64, DType::float32, DType::float64};
+  static const std::vector<DType> v{DType::int32,   DType::int64,   DType::float32,
+                                    DType::float64, DType::float16, DType::bfloat16};
   return v;
 }
 const std::vector<Op>& all_ops() {
@@ -21,11 +22,17 @@ std::string name(DType t) {
       return "int64";
     case DType::float32:
       return "float32";
+    case DType::float16:
+      return "float16";
+    case DType::bfloat16:
+      return "bfloat16";
     case DType::float64:
       break;
   }
   return "float64";
 }
+
+std::string name(Device d) { return d == Device::host ? "host" : "cuda"; }
 
 std::string name(Op o) {
   switch (o) {
@@ -48,7 +55,8 @@ size_t element_size(DType t) {
 DType parse_dtype(const std::string& s) {
   for (DType t : all_dtypes())
     if (name(t) == s) return t;
-  throw UsageError("unknown dtype '" + s + "' (use int32, int64, float32, float64 or all)");
+  throw UsageError("unknown dtype '" + s +
+                   "' (use int32, int64, float32, float64, float16, bfloat16 or all)");
 }
 
 Op parse_op(const std::string& s) {

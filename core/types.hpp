@@ -3,12 +3,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "half.hpp"  // float16, bfloat16; COMMLAB_HOST_DEVICE: functions the GPU kernels share
 
 namespace commlab {
 
-enum class DType { int32, int64, float32, float64 };
+enum class DType { int32, int64, float32, float64, float16, bfloat16 };
 enum class Op { sum, prod, max, min };
+enum class Device { host, cuda };  // where buffers live
 
 const std::vector<DType>& all_dtypes();
 const std::vector<Op>& all_ops();
@@ -16,6 +20,7 @@ const std::vector<Op>& all_ops();
 std::string name(DType t);
 std::string name(Op o);
 size_t element_size(DType t);
+std::string name(Device d);
 
 // Throws UsageError naming the accepted values.
 DType parse_dtype(const std::string& s);
@@ -31,10 +36,47 @@ decltype(auto) visit_dtype(DType t, F&& f) {
       return f(int64_t{});
     case DType::float32:
       return f(float{});
+    case DType::float16:
+      return f(float16{});
+    case DType::bfloat16:
+      return f(bfloat16{});
     case DType::float64:
       break;
   }
   return f(double{});
+}
+
+// Calls f(std::integral_constant<Op, op>{}): one loop or kernel per op, so
+// none has a branch inside.
+template <class F>
+decltype(auto) visit_op(Op op, F&& f) {
+  switch (op) {
+    case Op::sum:
+      return f(std::integral_constant<Op, Op::sum>{});
+    case Op::prod:
+      return f(std::integral_constant<Op, Op::prod>{});
+    case Op::max:
+      return f(std::integral_constant<Op, Op::max>{});
+    case Op::min:
+      break;
+  }
+  return f(std::integral_constant<Op, Op::min>{});
+}
+
+// op applied to two scalars: the single definition tests and checks share.
+template <class T>
+COMMLAB_HOST_DEVICE T combine(Op op, T a, T b) {
+  switch (op) {
+    case Op::sum:
+      return a + b;
+    case Op::prod:
+      return a * b;
+    case Op::max:
+      return a > b ? a : b;
+    case Op::min:
+      break;
+  }
+  return a < b ? a : b;
 }
 
 }  // namespace commlab

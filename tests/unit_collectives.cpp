@@ -119,7 +119,8 @@ TEST_CASE("parts counted from a rank are the buffer rotated, empty parts include
         REQUIRE(rel.offset(P) == count);
       }
   char src[] = "abcdef", dst[7] = {};
-  rotate_copy(dst, src, 6, 2);
+  Memory host;
+  rotate_copy(host, dst, src, 6, 2);
   CHECK(std::string(dst) == "cdefab");
 }
 

@@ -1,0 +1,33 @@
+#!/bin/bash
+# The GPU suite (`make gpu-bench`), on a machine with a GPU: every program on
+# GPU buffers, hand-written beside MPI (and NCCL where each rank has a GPU of
+# its own), through bench/sweep.sh; then the GPU's copy bandwidth beside the
+# reduction kernel's. Writes results/$RUN (default results/gpu):
+#   rows.csv, cells/, report.md, *.png   as bench/sweep.sh writes them
+#   bandwidth.csv                        copy vs reduction kernel, per size
+#   machine.md                           with the GPU, driver, CUDA and NCCL
+# Settings as for sweep.sh; these defaults differ: PS="1 2 4" (P=1 is where
+# NCCL runs on a one-GPU machine), SIZES=4:64M, DEVICES=cuda.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export RUN=${RUN:-gpu}
+export OUT=${OUT:-results/$RUN}
+export PS=${PS:-"1 2 4"} SIZES=${SIZES:-4:64M} DEVICES=${DEVICES:-cuda}
+BIN=${BIN:-build/bin}
+[ -x "$BIN/gpu_bandwidth" ] || { echo "error: $BIN/gpu_bandwidth is missing: build with CUDA (nvcc on PATH)" >&2; exit 2; }
+"$BIN/gpu_bandwidth" -m 1M -i 1 >/dev/null 2>"$OUT.probe" || { echo "$(cat "$OUT.probe")" >&2; rm -f "$OUT.probe"; exit 2; }
+rm -f "$OUT.probe"
+
+FRESH=1 bash bench/sweep.sh
+rc=$?
+[ -d "$OUT" ] || exit $rc
+echo "== copy vs reduction kernel bandwidth: $OUT/bandwidth.csv"
+rm -f "$OUT/bandwidth.csv"
+"$BIN/gpu_bandwidth" -m 1M:1G -i 20 --csv "$OUT/bandwidth.csv" | tee "$OUT/bandwidth.txt" || rc=1
+{
+  echo "- gpu, as the programs saw it: $(grep -h -m1 '^# GPU:' "$OUT"/cells/*.log | sed 's/^# GPU: //' | head -1)"
+  echo "- nccl rows at P=1 (one GPU per rank): $(grep -h -m1 'NCCL [0-9]' "$OUT"/cells/*_P1_*.log | grep -o 'NCCL [0-9.]*' | head -1)"
+  largest=$(tail -1 "$OUT/bandwidth.csv" | awk -F, '{printf "%s bytes: copy %s GB/s, reduction kernel %s GB/s, ratio %s", $(NF-3), $(NF-2), $(NF-1), $NF}')
+  echo "- bandwidth (bytes read + written per second), largest size: $largest"
+} >>"$OUT/machine.md"
+exit $rc

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Debian's Open MPI, unpacked into one folder that can be copied to a machine
+# without MPI (a rented GPU box, a container) and used there without root:
+#   bash bench/portable_mpi.sh DIR       # here, on Debian 12, with apt
+#   source DIR/env.sh                    # there; then mpirun as usual
+# commlab's programs built here run there against it. Nothing is installed here.
+set -euo pipefail
+dir=${1:?usage: portable_mpi.sh DIR}
+packages=(openmpi-bin libopenmpi3 openmpi-common libfmt9 libevent-core-2.1-7
+          libevent-pthreads-2.1-7 libfabric1 libhwloc15 libibverbs1 libnl-3-200
+          libnl-route-3-200 libnuma1 libpmix2 libpsm-infinipath1 libpsm2-2 librdmacm1 libucx0
+          libmunge2 libpciaccess0 libudev1)
+mkdir -p "$dir/debs" "$dir/root"
+dir=$(cd "$dir" && pwd)
+(cd "$dir/debs" && apt-get download "${packages[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
+for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/root"; done
+rm -rf "$dir/debs" "$dir/root/usr/share/doc" "$dir/root/usr/share/man"
+# Debian names them through alternatives, which dpkg -x does not set up.
+for tool in mpirun mpiexec; do ln -sf "$tool.openmpi" "$dir/root/usr/bin/$tool"; done
+cat > "$dir/env.sh" <<'ENV'
+# Open MPI from this folder: its prefix, its libraries and PMIx's plugins.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export OPAL_PREFIX=$here/root/usr
+export PATH=$here/root/usr/bin:$PATH
+lib=$here/root/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$lib:$lib/openmpi/lib:$here/root/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PMIX_MCA_mca_base_component_path=$lib/pmix2/lib/pmix
+export OMPI_MCA_mca_base_component_path=$lib/openmpi/lib/openmpi3
+ENV
+echo "Open MPI in $dir ($(du -sh "$dir" | cut -f1)); source $dir/env.sh to use it"

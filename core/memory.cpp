@@ -1,0 +1,51 @@
+#include "memory.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "device.hpp"
+
+namespace commlab {
+
+Memory::~Memory() {
+  if (on_gpu())
+    gpu::release(scratch_);
+  else
+    std::free(scratch_);
+}
+
+void* Memory::scratch(size_t bytes) {
+  if (bytes <= scratch_B_ && scratch_) return scratch_;
+  if (on_gpu()) {
+    gpu::release(scratch_);
+    scratch_ = gpu::alloc(bytes);
+  } else {
+    std::free(scratch_);
+    scratch_ = std::malloc(bytes ? bytes : 1);
+    if (!scratch_) throw std::bad_alloc();
+  }
+  scratch_B_ = bytes;
+  return scratch_;
+}
+
+void Memory::copy(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  if (on_gpu())
+    gpu::copy(dst, src, bytes);
+  else
+    std::memcpy(dst, src, bytes);
+}
+
+void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t count) {
+  if (on_gpu())
+    gpu::reduce(red.dtype, red.op, acc, in, count);
+  else
+    red.apply(acc, in, count);
+}
+
+void Memory::sync() {
+  if (on_gpu()) gpu::sync();
+}
+
+}  // namespace commlab

@@ -1,0 +1,36 @@
+// Where an algorithm's buffers live: host memory or this rank's GPU. The
+// algorithms copy and reduce only through here, so one schedule runs on either;
+// on the GPU both are queued on the stream and run in the order asked.
+#pragma once
+#include <cstddef>
+
+#include "reduce.hpp"
+#include "types.hpp"
+
+namespace commlab {
+
+class Memory {
+ public:
+  explicit Memory(Device where = Device::host) : where_(where) {}
+  ~Memory();
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+
+  Device where() const { return where_; }
+  bool on_gpu() const { return where_ == Device::cuda; }
+
+  // Room for incoming data. Grows, never shrinks, so the timed loop does not allocate.
+  void* scratch(size_t bytes);
+  void copy(void* dst, const void* src, size_t bytes);
+  // acc[i] = acc[i] (op) in[i] for i < count.
+  void reduce(const Reduction& red, void* acc, const void* in, size_t count);
+  // GPU: until every queued copy and kernel has finished. Host: nothing.
+  void sync();
+
+ private:
+  Device where_;
+  void* scratch_ = nullptr;
+  size_t scratch_B_ = 0;
+};
+
+}  // namespace commlab

@@ -1,0 +1,78 @@
+#!/bin/bash
+# -d cuda for real, on a machine with a GPU: every program on GPU buffers at
+# 1, 2 and 3 ranks (several share a GPU), over awkward counts and one that
+# crosses the staged transport's 4 MiB pieces, every dtype and op, in and out
+# of place; NCCL rows where each rank has a GPU and the reason where not; the
+# transport refused with one line when forced onto an MPI that cannot do it;
+# and compute-sanitizer memcheck over each program's GPU path when it is on
+# PATH. Exits 77 (ctest: skipped) without a GPU or a CUDA build.
+. "$(dirname "$0")/check_lib.sh"
+BIN=${1:-build/bin}
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
+if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
+  echo "skipped: $(tail -1 "$TMP/probe")"
+  exit 77
+fi
+PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+echo "# $(head -1 "$TMP/probe" | sed 's/^# //'), $gpus GPU(s)"
+
+fail() { fails=$((fails + 1)); echo "FAIL $1"; grep -h -m5 -E 'FAIL|error|ERROR' "$TMP/out" "$TMP/err" | sed 's/^/     | /'; }
+for prog in $PROGRAMS; do
+  for variant in P1_out P2_out P2_in P3_out P3_in; do
+    P=${variant:1:1} place=${variant#*_}
+    flags=(-d cuda -T all -o all -i 1 -x 0 -r $((P - 1)))
+    counts="0,1,$((P + 1)),100003,1500007"
+    if [ "$place" = in ]; then
+      case $prog in sendrecv | barrier) continue ;; esac
+      flags+=(--in-place)
+      # In-place all-to-all needs counts divisible by P.
+      [ "$prog" = alltoall ] && counts="0,$P,$((3 * P)),$((500002 * P))"
+    fi
+    if run "$P" "$BIN/$prog" "${flags[@]}" -n "$counts" && ! grep -q FAIL "$TMP/out"; then
+      ok "$prog $variant: $(grep -cE ' (ok|off) *$' "$TMP/out") rows ok, transport $(grep -o 'transport [a-z-]*' "$TMP/out" | head -1 | cut -d' ' -f2)"
+    else
+      fail "$prog $variant (exit $?)"
+    fi
+  done
+done
+
+# NCCL: rows at one rank per GPU, the reason when ranks share one.
+run 1 "$BIN/allreduce_ring" -d cuda -n 1000 -i 1 -x 0
+if grep -q "ncclAllReduce .* ok" "$TMP/out"; then ok "NCCL row at one rank"; else fail "no NCCL row at one rank"; fi
+if [ "$gpus" -lt 2 ]; then
+  run 2 "$BIN/allreduce_ring" -d cuda -n 1000 -i 1 -x 0
+  if grep -q "no NCCL rows: 2 ranks share 1 GPU" "$TMP/out" && ! grep -q ncclAllReduce "$TMP/out"; then
+    ok "NCCL skipped with its reason when 2 ranks share a GPU"
+  else
+    fail "NCCL at 2 ranks on one GPU"
+  fi
+fi
+# A transport the MPI cannot do: one line, exit 2, on every rank.
+if run 2 "$BIN/allreduce_ring" -d cuda --transport cuda-aware -n 10; then
+  grep -q "transport cuda-aware" "$TMP/out" && ok "--transport cuda-aware on a CUDA-aware MPI" || fail "--transport cuda-aware"
+else
+  rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "not CUDA-aware" "$TMP/err"; then
+    ok "--transport cuda-aware refused with one line: $(cat "$TMP/err")"
+  else
+    fail "--transport cuda-aware (exit $rc)"
+  fi
+fi
+
+# compute-sanitizer: no invalid access, leak-free allocation API use, at 2 ranks (staged).
+if command -v compute-sanitizer >/dev/null; then
+  for prog in $PROGRAMS; do
+    if timeout "$RUN_TIMEOUT" mpirun -q --oversubscribe -np 2 compute-sanitizer --tool memcheck \
+      --error-exitcode 9 "$BIN/$prog" -d cuda -n 1,100003,1500007 -T float32,int64,float16 -i 1 -x 0 \
+      >"$TMP/out" 2>"$TMP/err" && grep -q "ERROR SUMMARY: 0 errors" "$TMP/out" "$TMP/err"; then
+      ok "memcheck $prog: $(grep -h -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$TMP/out" "$TMP/err")"
+    else
+      fail "memcheck $prog"
+    fi
+  done
+else
+  echo "note: compute-sanitizer is not on PATH; memcheck not run"
+fi
+finish
