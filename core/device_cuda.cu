@@ -90,6 +90,11 @@ void launch_reduce(void* acc, const void* in, size_t count) {
 std::string unavailable_reason() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+    return std::string(
+               "-d cuda: no usable GPU: no NVIDIA driver, or one older than this "
+               "build's CUDA (") +
+           cudaGetErrorString(e) + ")";
   if (e != cudaSuccess)
     return std::string("-d cuda: no usable GPU (") + cudaGetErrorString(e) + ")";
   if (n == 0) return "-d cuda: no GPU on this machine";

@@ -1,22 +1,32 @@
 #!/bin/bash
-# -d cuda for real, on a machine with a GPU: every program on GPU buffers at
-# 1, 2 and 3 ranks (several share a GPU), over awkward counts and one that
-# crosses the staged transport's 4 MiB pieces, every dtype and op, in and out
-# of place; NCCL rows where each rank has a GPU and the reason where not; the
-# transport refused with one line when forced onto an MPI that cannot do it;
-# and compute-sanitizer memcheck over each program's GPU path when it is on
-# PATH. Exits 77 (ctest: skipped) without a GPU or a CUDA build.
+# -d cuda, on a machine with a GPU (BIN = build/bin) or on the emulated one
+# (BIN = build/emulated, tests/emulated_gpu.cpp): every program on GPU
+# buffers at 1, 2 and 3 ranks (several share a GPU), over awkward counts and
+# one that crosses the staged transport's 4 MiB pieces, every dtype and op,
+# in and out of place; NCCL rows where each rank has a GPU and the reason
+# where not; the transport refused with one line when forced onto an MPI
+# that cannot do it; and, on a real GPU, compute-sanitizer memcheck over each
+# program's GPU path when it is on PATH. Exits 77 (ctest: skipped) without a
+# GPU or a CUDA build.
 . "$(dirname "$0")/check_lib.sh"
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
-if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
-if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
-  echo "skipped: $(tail -1 "$TMP/probe")"
+PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
+if [ -x "$BIN/gpu_bandwidth" ]; then
+  if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
+    echo "skipped: $(tail -1 "$TMP/probe")"
+    exit 77
+  fi
+  emulated=0
+  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+  echo "# $(head -1 "$TMP/probe" | sed 's/^# //'), $gpus GPU(s)"
+elif run 1 "$BIN/allreduce_ring" -d cuda -n 1 -i 1 -x 0 && grep -q "^# GPU: emulated" "$TMP/out"; then
+  emulated=1 gpus=1
+  grep "^# GPU:" "$TMP/out"
+else
+  echo "skipped: built without CUDA"
   exit 77
 fi
-PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-echo "# $(head -1 "$TMP/probe" | sed 's/^# //'), $gpus GPU(s)"
 
 fail() { fails=$((fails + 1)); echo "FAIL $1"; grep -h -m5 -E 'FAIL|error|ERROR' "$TMP/out" "$TMP/err" | sed 's/^/     | /'; }
 for prog in $PROGRAMS; do
@@ -38,10 +48,17 @@ for prog in $PROGRAMS; do
   done
 done
 
-# NCCL: rows at one rank per GPU, the reason when ranks share one.
+# NCCL: rows at one rank per GPU, the reason when ranks share one (the
+# emulated GPU is built without NCCL: the reason, and no row).
 run 1 "$BIN/allreduce_ring" -d cuda -n 1000 -i 1 -x 0
-if grep -q "ncclAllReduce .* ok" "$TMP/out"; then ok "NCCL row at one rank"; else fail "no NCCL row at one rank"; fi
-if [ "$gpus" -lt 2 ]; then
+if [ $emulated = 1 ]; then
+  if grep -q "no NCCL rows: not built" "$TMP/out" && ! grep -q ncclAllReduce "$TMP/out"; then
+    ok "no NCCL rows in a build without NCCL, with the reason"
+  else
+    fail "NCCL in a build without it"
+  fi
+elif grep -q "ncclAllReduce .* ok" "$TMP/out"; then ok "NCCL row at one rank"; else fail "no NCCL row at one rank"; fi
+if [ $emulated = 0 ] && [ "$gpus" -lt 2 ]; then
   run 2 "$BIN/allreduce_ring" -d cuda -n 1000 -i 1 -x 0
   if grep -q "no NCCL rows: 2 ranks share 1 GPU" "$TMP/out" && ! grep -q ncclAllReduce "$TMP/out"; then
     ok "NCCL skipped with its reason when 2 ranks share a GPU"
@@ -62,7 +79,9 @@ else
 fi
 
 # compute-sanitizer: no invalid access, leak-free allocation API use, at 2 ranks (staged).
-if command -v compute-sanitizer >/dev/null; then
+if [ $emulated = 1 ]; then
+  :  # the emulated GPU is its own memory checker: device memory the host cannot touch
+elif command -v compute-sanitizer >/dev/null; then
   for prog in $PROGRAMS; do
     if timeout "$RUN_TIMEOUT" mpirun -q --oversubscribe -np 2 compute-sanitizer --tool memcheck \
       --error-exitcode 9 "$BIN/$prog" -d cuda -n 1,100003,1500007 -T float32,int64,float16 -i 1 -x 0 \

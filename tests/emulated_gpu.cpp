@@ -1,0 +1,147 @@
+// An emulated GPU (device.hpp) for machines without one: the programs' GPU
+// paths (device buffers, the staged transport, the library's host copies)
+// run in CI. Two rules make it stricter than a real GPU, not looser:
+// - Device memory is host memory the host cannot touch: mapped PROT_NONE and
+//   opened only while a queued copy or reduction runs. A host read, or an MPI
+//   call on a device pointer, crashes instead of quietly working.
+// - The stream runs queued work only when the host waits for it (sync, an
+//   event, a compare, a free): the latest a GPU could. A missing wait shows as
+//   stale data; a pinned slot refilled before its copy ran shows as wrong data.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "device.hpp"
+#include "reduce.hpp"
+
+namespace commlab::gpu {
+
+namespace {
+
+std::map<uintptr_t, size_t> g_device;  // allocation start -> bytes mapped
+std::deque<std::function<void()>> g_stream;
+uint64_t g_queued = 0, g_done = 0;
+
+// Opens the device allocations the pointers fall in, for one queued operation.
+class Open {
+ public:
+  explicit Open(std::initializer_list<const void*> pointers) {
+    for (const void* p : pointers) {
+      auto it = g_device.upper_bound(reinterpret_cast<uintptr_t>(p));
+      if (it == g_device.begin()) continue;
+      --it;
+      if (reinterpret_cast<uintptr_t>(p) >= it->first + it->second) continue;  // host memory
+      mprotect(reinterpret_cast<void*>(it->first), it->second, PROT_READ | PROT_WRITE);
+      opened_.push_back(*it);
+    }
+  }
+  ~Open() {
+    for (auto [start, bytes] : opened_) mprotect(reinterpret_cast<void*>(start), bytes, PROT_NONE);
+  }
+
+ private:
+  std::vector<std::pair<uintptr_t, size_t>> opened_;
+};
+
+void enqueue(std::function<void()> work) {
+  g_stream.push_back(std::move(work));
+  ++g_queued;
+}
+
+void run_until(uint64_t position) {
+  while (g_done < position) {
+    std::function<void()> work = std::move(g_stream.front());
+    g_stream.pop_front();
+    work();
+    ++g_done;
+  }
+}
+
+struct EventMark {
+  uint64_t position = 0;
+};
+
+}  // namespace
+
+std::string unavailable_reason() { return ""; }
+int select(int) { return 1; }
+std::string describe() { return "emulated GPU (host memory, lazy stream: tests/emulated_gpu.cpp)"; }
+
+void* alloc(size_t bytes) {
+  const size_t page = sysconf(_SC_PAGESIZE),
+               mapped = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+  void* p = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  g_device[reinterpret_cast<uintptr_t>(p)] = mapped;
+  return p;
+}
+
+void release(void* p) {  // as cudaFree: waits for the work queued before it
+  if (!p) return;
+  sync();
+  auto it = g_device.find(reinterpret_cast<uintptr_t>(p));
+  if (it == g_device.end()) throw std::logic_error("gpu::release: not a device allocation");
+  munmap(p, it->second);
+  g_device.erase(it);
+}
+
+void* alloc_pinned(size_t bytes) {
+  void* p = std::malloc(std::max<size_t>(bytes, 16));
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void release_pinned(void* p) {  // as cudaFreeHost
+  sync();
+  std::free(p);
+}
+
+void copy(void* dst, const void* src, size_t bytes) {
+  if (bytes)
+    enqueue([=] {
+      Open open{dst, src};
+      std::memcpy(dst, src, bytes);
+    });
+}
+
+void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
+  if (count)
+    enqueue([=] {
+      Open open{acc, in};
+      Reduction{t, op}.apply(acc, in, count);
+    });
+}
+
+void sync() { run_until(g_queued); }
+
+Event event_create() { return new EventMark; }
+void event_record(Event e) { static_cast<EventMark*>(e)->position = g_queued; }
+void event_wait(Event e) { run_until(static_cast<EventMark*>(e)->position); }
+void event_destroy(Event e) { delete static_cast<EventMark*>(e); }
+
+Difference compare(DType t, const void* got, const void* want, size_t count) {
+  sync();
+  Open open{got, want};
+  Difference d;
+  visit_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    auto* g = static_cast<const T*>(got);
+    auto* w = static_cast<const T*>(want);
+    for (size_t i = count; i-- > 0;)
+      if (!(g[i] == w[i])) ++d.count, d.first = i;
+  });
+  return d;
+}
+
+Bandwidth measure_bandwidth(size_t, int) { return {0, 0}; }
+void* stream() { return nullptr; }
+
+}  // namespace commlab::gpu
