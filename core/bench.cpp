@@ -111,12 +111,22 @@ std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
   int local = 1;
   MPI_Comm_size(node, &local);
   MPI_Comm_free(&node);
-  double need = buffers * most * local;
-  double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (need <= 0.9 * have) return "";
+  const double GiB = 1 << 30, need = buffers * most * local;
+  const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (need > 0.9 * have)
+    return fmt::format(
+        "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
+        most / GiB, need / GiB, local, have / GiB);
+  // On GPUs: ranks share them in turn (Runner), so the fullest holds ceil(local / gpus).
+  if (o.device != Device::cuda || !gpu::unavailable_reason().empty()) return "";
+  const gpu::Inventory inv = gpu::inventory();
+  const int sharing = (local + inv.gpus - 1) / inv.gpus;
+  const double need_gpu = buffers * most * sharing;
+  if (need_gpu <= 0.9 * inv.smallest_B) return "";
   return fmt::format(
-      "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
-      double(most) / (1 << 30), need / (1 << 30), local, have / (1 << 30));
+      "{:.1f} GiB buffers need {:.1f} GiB of GPU memory for {} rank{} per GPU; the GPU has "
+      "{:.1f} GiB",
+      most / GiB, need_gpu / GiB, sharing, sharing == 1 ? "" : "s", inv.smallest_B / GiB);
 }
 
 void print_in_rank_order(MPI_Comm comm, const std::string& line) {

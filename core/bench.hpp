@@ -109,7 +109,8 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
                  const std::function<void(Runner&, Comm&, const Options&)>& measure);
 
 // Empty, or why buffers of the largest size asked for would not fit: `buffers`
-// of them per rank, times the ranks on this node, against its memory (collective).
+// of them per rank, times the ranks on this node, against its memory; with
+// -d cuda, times the ranks sharing a GPU, against the GPU's (collective).
 std::string memory_problem(const Options& o, MPI_Comm comm, double buffers);
 
 // What every row says about where and when it ran.

@@ -16,6 +16,14 @@ std::string unavailable_reason();
 // Makes GPU (local_rank mod GPUs on this node) this process's device and
 // creates its stream. Returns the number of GPUs on the node.
 int select(int local_rank);
+// The GPUs on this node and the memory of the smallest, asked without
+// opening a context on any (before select()).
+struct Inventory {
+  int gpus = 0;
+  size_t smallest_B = 0;
+};
+Inventory inventory();
+
 // "NVIDIA H100 80GB HBM3, driver 13.0, runtime 13.0": what a results folder records.
 std::string describe();
 

@@ -112,6 +112,17 @@ int select(int local_rank) {
   return n;
 }
 
+Inventory inventory() {
+  Inventory inv;
+  check(cudaGetDeviceCount(&inv.gpus), "cudaGetDeviceCount");
+  for (int d = 0; d < inv.gpus; ++d) {
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, d), "cudaGetDeviceProperties");
+    if (d == 0 || p.totalGlobalMem < inv.smallest_B) inv.smallest_B = p.totalGlobalMem;
+  }
+  return inv;
+}
+
 std::string describe() {
   int device = 0, driver = 0, runtime = 0;
   cudaGetDevice(&device);

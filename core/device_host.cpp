@@ -15,6 +15,7 @@ namespace {
 }  // namespace
 
 int select(int) { no_cuda(); }
+Inventory inventory() { no_cuda(); }
 std::string describe() { no_cuda(); }
 void* alloc(size_t) { no_cuda(); }
 void release(void*) {}
