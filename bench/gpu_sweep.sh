@@ -7,7 +7,8 @@
 #   bandwidth.csv                        copy vs reduction kernel, per size
 #   machine.md                           with the GPU, driver, CUDA and NCCL
 # Settings as for sweep.sh; these defaults differ: PS="1 2 4" (P=1 is where
-# NCCL runs on a one-GPU machine), SIZES=4:64M, DEVICES=cuda.
+# NCCL runs on a one-GPU machine), SIZES=4:64M, DEVICES=cuda; BW_SIZES, the
+# bandwidth table's sizes (-m), 1M:1G.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export RUN=${RUN:-gpu}
@@ -23,10 +24,12 @@ rc=$?
 [ -d "$OUT" ] || exit $rc
 echo "== copy vs reduction kernel bandwidth: $OUT/bandwidth.csv"
 rm -f "$OUT/bandwidth.csv"
-"$BIN/gpu_bandwidth" -m 1M:1G -i 20 --csv "$OUT/bandwidth.csv" | tee "$OUT/bandwidth.txt" || rc=1
+"$BIN/gpu_bandwidth" -m "${BW_SIZES:-1M:1G}" -i 20 --csv "$OUT/bandwidth.csv" | tee "$OUT/bandwidth.txt" || rc=1
 {
   echo "- gpu, as the programs saw it: $(grep -h -m1 '^# GPU:' "$OUT"/cells/*.log | sed 's/^# GPU: //' | head -1)"
-  echo "- nccl rows at P=1 (one GPU per rank): $(grep -h -m1 'NCCL [0-9]' "$OUT"/cells/*_P1_*.log | grep -o 'NCCL [0-9.]*' | head -1)"
+  nccl=$(grep -h -m1 -o 'NCCL [0-9][0-9.]*' "$OUT"/cells/*_P1_*.log | head -1)
+  why=$(grep -h -m1 -o 'no NCCL rows: [^;]*' "$OUT"/cells/*.log | head -1)
+  echo "- nccl rows at P=1 (one GPU per rank): ${nccl:-none, $why}"
   largest=$(tail -1 "$OUT/bandwidth.csv" | awk -F, '{printf "%s bytes: copy %s GB/s, reduction kernel %s GB/s, ratio %s", $(NF-3), $(NF-2), $(NF-1), $NF}')
   echo "- bandwidth (bytes read + written per second), largest size: $largest"
 } >>"$OUT/machine.md"

@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -142,7 +144,27 @@ Difference compare(DType t, const void* got, const void* want, size_t count) {
   return d;
 }
 
-Bandwidth measure_bandwidth(size_t, int) { return {0, 0}; }
+// The host's memcpy and reduction loop, timed as the GPU's would be.
+Bandwidth measure_bandwidth(size_t bytes, int repeats) {
+  const size_t count = bytes / sizeof(float);
+  std::vector<float> a(count, 1.0f), b(count, 2.0f);
+  auto best_s = [&](auto work) {
+    double best = 1e30;
+    for (int i = 0; i < repeats; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      work();
+      best = std::min(best,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return std::max(best, 1e-9);
+  };
+  const double copy_s = best_s([&] { std::memcpy(b.data(), a.data(), count * sizeof(float)); });
+  const double reduce_s = best_s([&] {
+    Reduction{DType::float32, Op::sum}.apply(b.data(), a.data(), count);
+  });
+  const double moved = double(count * sizeof(float));
+  return {2 * moved / copy_s / 1e9, 3 * moved / reduce_s / 1e9};
+}
 void* stream() { return nullptr; }
 
 }  // namespace commlab::gpu

@@ -12,21 +12,17 @@
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
-if [ -x "$BIN/gpu_bandwidth" ]; then
-  if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
-    echo "skipped: $(tail -1 "$TMP/probe")"
-    exit 77
-  fi
-  emulated=0
-  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-  echo "# $(head -1 "$TMP/probe" | sed 's/^# //'), $gpus GPU(s)"
-elif run 1 "$BIN/allreduce_ring" -d cuda -n 1 -i 1 -x 0 && grep -q "^# GPU: emulated" "$TMP/out"; then
-  emulated=1 gpus=1
-  grep "^# GPU:" "$TMP/out"
-else
-  echo "skipped: built without CUDA"
+if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
+if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
+  echo "skipped: $(tail -1 "$TMP/probe")"
   exit 77
 fi
+if grep -q "^# emulated GPU" "$TMP/probe"; then
+  emulated=1 gpus=1
+else
+  emulated=0 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+fi
+echo "# $(head -1 "$TMP/probe" | sed 's/^# //'), $gpus GPU(s)"
 
 fail() { fails=$((fails + 1)); echo "FAIL $1"; grep -h -m5 -E 'FAIL|error|ERROR' "$TMP/out" "$TMP/err" | sed 's/^/     | /'; }
 for prog in $PROGRAMS; do
