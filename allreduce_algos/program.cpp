@@ -52,20 +52,25 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
     };
   };
 
-  Case mpi;
-  mpi.algorithm = "MPI_Allreduce";
-  mpi.impl = "mpi";
-  mpi.prepare = reset(lib);
+  // A library's all-reduce into `out`, checked against the exact answer.
+  auto library = [&](const char* name, const char* impl, Buffer& out, std::function<void()> run) {
+    Case c;
+    c.algorithm = name;
+    c.impl = impl;
+    c.prepare = reset(out);
+    c.run = std::move(run);
+    c.check = [&] {
+      Mismatch m = compare(out, *exact);
+      return Verdict{m.wrong, std::nullopt, m.first};
+    };
+    return c;
+  };
   LibraryStaging staging(comm, input, lib);
-  mpi.run = [&] {
+  Case mpi = library("MPI_Allreduce", "mpi", lib, [&] {
     staging.run(o.in_place, [&](const void* in, void* out) {
       mpi_allreduce(o.in_place ? MPI_IN_PLACE : in, out, count, red, comm.mpi());
     });
-  };
-  mpi.check = [&] {
-    Mismatch m = compare(lib, *exact);
-    return Verdict{m.wrong, std::nullopt, m.first};
-  };
+  });
 
   Case hand;
   hand.algorithm = algo.name;
@@ -91,18 +96,10 @@ std::vector<Row> measure_shape(Runner& runner, Comm& comm, const Options& o,
   if (!runner.nccl()) return {hand_row, lib_row};
 
   Buffer nccl_out(dtype, count, where);
-  Case nccl;
-  nccl.algorithm = "ncclAllReduce";
-  nccl.impl = "nccl";
-  nccl.prepare = reset(nccl_out);
-  nccl.run = [&] {
+  Case nccl = library("ncclAllReduce", "nccl", nccl_out, [&] {
     runner.nccl()->allreduce(o.in_place ? nccl_out.data() : input.data(), nccl_out.data(), count,
                              red);
-  };
-  nccl.check = [&] {
-    Mismatch m = compare(nccl_out, *exact);
-    return Verdict{m.wrong, std::nullopt, m.first};
-  };
+  });
   return {hand_row, lib_row, runner.measure(shape, nccl)};
 }
 

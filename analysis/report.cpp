@@ -230,37 +230,53 @@ std::string against_library(const std::vector<Measurement>& rows) {
     tables[{m.program, m.P, m.device, m.dtype, m.op}][m.bytes].push_back(&m);
   std::string s =
       "Time of each hand-written algorithm over the library call's on the same data in the same "
-      "run (below 1: the hand-written one is faster), and both bus bandwidths (GB/s).\n";
+      "run (below 1: the hand-written one is faster), and both bus bandwidths (GB/s). On GPU "
+      "buffers with one GPU per rank, over NCCL's too.\n";
+  auto ratio = [](const Measurement* hand, const Measurement* lib) {
+    return hand && lib && lib->t_avg_us > 0 ? fmt::format("{:.2f}", hand->t_avg_us / lib->t_avg_us)
+                                            : std::string("-");
+  };
   for (const auto& [key, by_size] : tables) {
     const auto& [program, P, device, dtype, op] = key;
     std::vector<std::string> hand;
+    bool with_nccl = false;
     for (const auto& [bytes, ms] : by_size)
-      for (const Measurement* m : ms)
+      for (const Measurement* m : ms) {
+        with_nccl |= m->impl == "nccl";
         if (m->hand() && std::find(hand.begin(), hand.end(), m->algorithm) == hand.end())
           hand.push_back(m->algorithm);
+      }
     if (hand.empty()) continue;
     s += fmt::format("\n### {}, P = {} ({}, {}{})\n\n| N | library | us | busbw |", program, P,
                      device, dtype, op == "none" ? "" : " " + op);
-    for (const auto& h : hand) s += fmt::format(" {} / lib | {} busbw |", h, h);
-    s += "\n|---|---|---|---|";
-    for (size_t i = 0; i < hand.size(); ++i) s += "---|---|";
+    if (with_nccl) s += " NCCL us | NCCL busbw |";
+    for (const auto& h : hand)
+      s += fmt::format(" {} / lib |{} {} busbw |", h, with_nccl ? " " + h + " / NCCL |" : "", h);
+    const size_t columns = 4 + (with_nccl ? 2 : 0) + hand.size() * (with_nccl ? 3 : 2);
+    s += "\n|";
+    for (size_t i = 0; i < columns; ++i) s += "---|";
     s += "\n";
     for (const auto& [bytes, ms] : by_size) {
-      std::vector<const Measurement*> libs;
+      std::vector<const Measurement*> libs;  // MPI's
+      const Measurement* nccl = nullptr;
       for (const Measurement* m : ms)
-        if (!m->hand()) libs.push_back(m);
+        if (m->impl == "nccl")
+          nccl = m;
+        else if (!m->hand())
+          libs.push_back(m);
       if (libs.empty()) continue;
       s += fmt::format("| {} | {} | {:.1f} | {:.3f} |", human_bytes(bytes), libs[0]->algorithm,
                        libs[0]->t_avg_us, libs[0]->busbw_GBps);
+      if (with_nccl)
+        s +=
+            nccl ? fmt::format(" {:.1f} | {:.3f} |", nccl->t_avg_us, nccl->busbw_GBps) : " - | - |";
       for (const auto& h : hand) {
         auto it = std::find_if(ms.begin(), ms.end(),
                                [&](auto* m) { return m->hand() && m->algorithm == h; });
-        const Measurement* lib = library_for(h, libs);
-        if (it == ms.end() || lib->t_avg_us <= 0)
-          s += " - | - |";
-        else
-          s +=
-              fmt::format(" {:.2f} | {:.3f} |", (*it)->t_avg_us / lib->t_avg_us, (*it)->busbw_GBps);
+        const Measurement* mine = it == ms.end() ? nullptr : *it;
+        s += " " + ratio(mine, library_for(h, libs)) + " |";
+        if (with_nccl) s += " " + ratio(mine, nccl) + " |";
+        s += mine ? fmt::format(" {:.3f} |", mine->busbw_GBps) : " - |";
       }
       s += "\n";
     }

@@ -35,12 +35,13 @@ def panel_name(r):
 
 
 def line_name(r):
-    """Hand-written algorithms by name; the library as one line per call family."""
+    """Hand-written algorithms by name; each library (MPI, NCCL) as one line per call family."""
     if r["impl"] == "hand":
         return r["algorithm"]
     if r["program"] == "sendrecv":
         return r["algorithm"]
-    return "MPI library (" + r["algorithm"].rstrip("v").replace("_block", "") + ")"
+    library = "NCCL" if r["impl"] == "nccl" else "MPI library"
+    return library + " (" + r["algorithm"].rstrip("v").replace("_block", "") + ")"
 
 
 def mean_by(points):
@@ -52,6 +53,8 @@ def mean_by(points):
 
 
 def style(name):
+    if name.startswith("NCCL"):
+        return dict(linestyle=":", marker="", color="k")
     if not name.startswith("MPI"):
         return dict(marker="o")
     return dict(linestyle="--", marker="", color="0.55" if "Isend" in name else "k")

@@ -29,7 +29,7 @@ EXTRA=${EXTRA:-}                            # more flags for every program, e.g.
 LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
 SRUN_FLAGS=${SRUN_FLAGS:-}                  # more srun flags, e.g. --distribution=cyclic
 BIN=${BIN:-build/bin}
-PY=/usr/bin/python3                         # Debian's, which has python3-matplotlib
+PY=${PY:-/usr/bin/python3}                  # the Python for plots; needs matplotlib
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -212,6 +212,10 @@ struct MpiParts {
   bool even;
 };
 
+// Scatter and gather in NCCL, which has neither: grouped ncclSend/ncclRecv
+// of part r of the root's buffer to rank r (root_sends), or from it.
+void nccl_root_parts(const CollectiveJob& j, bool root_sends);
+
 // dst := src rotated left by first_B bytes (dst and src must not overlap).
 void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B);
 

@@ -20,18 +20,7 @@ void mpi_gather(const CollectiveJob& j) {
                 j.comm.mpi());
 }
 
-// Grouped ncclSend/ncclRecv: rank r's part to the root, at offset(r).
-void nccl_gather(const CollectiveJob& j) {
-  const Partition parts = j.parts();
-  const int P = j.comm.size(), me = j.comm.rank();
-  std::vector<size_t> sc(P), sd(P), rc(P), rd(P);
-  for (int r = 0; me == j.root && r < P; ++r) {
-    rc[r] = parts.size(r);
-    rd[r] = parts.offset(r);
-  }
-  sc[j.root] = parts.size(me);
-  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
-}
+void nccl_gather(const CollectiveJob& j) { nccl_root_parts(j, /*root_sends=*/false); }
 
 class Gather : public Operation {
  public:

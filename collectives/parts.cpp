@@ -28,6 +28,24 @@ size_t RotatedParts::offset(int u) const {
   return rank >= start ? at - base : parts.count - base + at;  // past P-1 it wraps to 0
 }
 
+void nccl_root_parts(const CollectiveJob& j, bool root_sends) {
+  const Partition parts = j.parts();
+  const int P = j.comm.size(), me = j.comm.rank();
+  // The root's side: part r with rank r. Each rank's side: its part, with the root.
+  std::vector<size_t> root_counts(P), root_displs(P), mine(P), at_start(P);
+  for (int r = 0; me == j.root && r < P; ++r) {
+    root_counts[r] = parts.size(r);
+    root_displs[r] = parts.offset(r);
+  }
+  mine[j.root] = parts.size(me);
+  if (root_sends)
+    j.comm.nccl()->exchange(j.in, root_counts.data(), root_displs.data(), j.out, mine.data(),
+                            at_start.data(), j.red.dtype);
+  else
+    j.comm.nccl()->exchange(j.in, mine.data(), at_start.data(), j.out, root_counts.data(),
+                            root_displs.data(), j.red.dtype);
+}
+
 void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B) {
   auto* d = static_cast<char*>(dst);
   auto* s = static_cast<const char*>(src);

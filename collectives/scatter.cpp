@@ -19,18 +19,7 @@ void mpi_scatter(const CollectiveJob& j) {
                  j.comm.mpi());
 }
 
-// Grouped ncclSend/ncclRecv: the root sends part r to rank r.
-void nccl_scatter(const CollectiveJob& j) {
-  const Partition parts = j.parts();
-  const int P = j.comm.size(), me = j.comm.rank();
-  std::vector<size_t> sc(P), sd(P), rc(P), rd(P);
-  for (int r = 0; me == j.root && r < P; ++r) {
-    sc[r] = parts.size(r);
-    sd[r] = parts.offset(r);
-  }
-  rc[j.root] = parts.size(me);
-  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
-}
+void nccl_scatter(const CollectiveJob& j) { nccl_root_parts(j, /*root_sends=*/true); }
 
 class Scatter : public Operation {
  public:

@@ -46,6 +46,17 @@ constexpr const char* kTableHead =
     "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
     "{:>5} {:>6} {:<5}\n";
 
+// This rank's place on its node: (rank among the node's ranks, ranks on the node).
+std::pair<int, int> node_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return {rank, size};
+}
+
 }  // namespace
 
 LibraryStaging::LibraryStaging(const Comm& comm, const Buffer& in, Buffer& out)
@@ -106,11 +117,7 @@ std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
   size_t most = 0;
   for (DType t : o.dtypes)
     for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  MPI_Comm_free(&node);
+  const int local = node_rank(comm).second;
   const double GiB = 1 << 30, need = buffers * most * local;
   const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (need > 0.9 * have)
@@ -147,19 +154,6 @@ void print_in_rank_order(MPI_Comm comm, const std::string& line) {
   std::fflush(stdout);
 }
 
-namespace {
-// This rank's place on its node: (rank among the node's ranks, ranks on the node).
-std::pair<int, int> node_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_size(node, &size);
-  MPI_Comm_free(&node);
-  return {rank, size};
-}
-}  // namespace
-
 Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts), mem_(opts.device) {
   std::string error;
   if (opts.root >= comm.size())
@@ -176,9 +170,7 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts), mem_
     auto [local_rank, local_size] = node_rank(comm.mpi());
     int gpus = gpu::select(local_rank);
     const bool aware = mpi_is_cuda_aware();
-    transport = opts.transport == "staged" || (opts.transport == "auto" && !aware)
-                    ? Transport::staged
-                    : Transport::cuda_aware;
+    transport = opts.transport.value_or(aware ? Transport::cuda_aware : Transport::staged);
     if (transport == Transport::cuda_aware && !aware)
       error = fmt::format(
           "--transport cuda-aware: {} is not CUDA-aware (MPIX_Query_cuda_support() is 0); use "

@@ -14,8 +14,8 @@ namespace commlab {
 Buffer::Buffer(DType dtype, size_t count, Device where)
     : dtype_(dtype), count_(count), where_(where) {
   if (where == Device::cuda) {
-    gpu_ = {gpu::alloc(bytes()), gpu::release};
-    data_ = gpu_.get();
+    runtime_ = {gpu::alloc(bytes()), gpu::release};
+    data_ = runtime_.get();
     return;
   }
   host_.resize(bytes());
@@ -28,8 +28,8 @@ Buffer::Buffer(DType dtype, size_t count, Device where)
 Buffer Buffer::page_locked(DType dtype, size_t count) {
   Buffer b(dtype, 0);
   b.count_ = count;
-  b.gpu_ = {gpu::alloc_pinned(b.bytes()), gpu::release_pinned};
-  b.data_ = b.gpu_.get();
+  b.runtime_ = {gpu::alloc_pinned(b.bytes()), gpu::release_pinned};
+  b.data_ = b.runtime_.get();
   return b;
 }
 

@@ -39,7 +39,8 @@ class Buffer {
   size_t count_;
   Device where_;
   std::vector<std::byte> host_;
-  std::unique_ptr<void, void (*)(void*)> gpu_{nullptr, nullptr};
+  // From the CUDA runtime: device memory, or page-locked host memory.
+  std::unique_ptr<void, void (*)(void*)> runtime_{nullptr, nullptr};
   void* data_;
 };
 

@@ -25,18 +25,6 @@ size_t piece_len(size_t bytes, size_t piece, size_t k) {
 }
 }  // namespace
 
-std::string name(Transport t) {
-  switch (t) {
-    case Transport::host:
-      return "host";
-    case Transport::staged:
-      return "staged";
-    case Transport::cuda_aware:
-      break;
-  }
-  return "cuda-aware";
-}
-
 bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;

@@ -37,8 +37,6 @@ struct TraceEntry {
 
 class Nccl;
 
-enum class Transport { host, staged, cuda_aware };
-std::string name(Transport t);  // host | staged | cuda-aware
 // MPIX_Query_cuda_support(): whether this MPI reads device memory itself.
 bool mpi_is_cuda_aware();
 
@@ -66,14 +64,14 @@ class Comm {
   // Both at once, so a ring of blocking neighbours cannot deadlock at any size.
   void sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
                 Step step);
-  // Non-blocking: post now, complete with wait_all() (which every isend and
-  // irecv needs before its buffer is touched again).
-  // The same, then acc (op)= incoming: the step of every reducing algorithm.
+  // recv and sendrecv, then acc (op)= incoming: the step of every reducing algorithm.
   // On the GPU each piece is reduced as it lands, while the next is in flight.
   void recv_reduce(int from, void* incoming, void* acc, size_t bytes, const Reduction& red,
                    Step step);
   void sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* incoming, void* acc,
                        size_t rbytes, const Reduction& red, Step step);
+  // Non-blocking: post now, complete with wait_all() (which every isend and
+  // irecv needs before its buffer is touched again).
   void isend(int to, const void* buf, size_t bytes, Step step);
   void irecv(int from, void* buf, size_t bytes, Step step);
   void wait_all();

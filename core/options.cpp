@@ -142,9 +142,10 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   if (device != "host" && device != "cuda")
     throw UsageError("unknown device '" + device + "' (use host or cuda)");
   o.device = device == "host" ? Device::host : Device::cuda;
-  if (transport != "auto" && transport != "staged" && transport != "cuda-aware")
+  for (Transport t : {Transport::staged, Transport::cuda_aware})
+    if (transport == name(t)) o.transport = t;
+  if (transport != "auto" && !o.transport)
     throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");
-  o.transport = transport;
   o.dtypes = parse_list(dtypes, all_dtypes(), parse_dtype);
   o.ops = parse_list(ops, all_ops(), parse_op);
   if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");

@@ -1,6 +1,7 @@
 // The flags every commlab program accepts, named after the OSU micro-benchmarks.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@ struct Options {
   int iters = 20;
   int warmup = 5;
   Device device = Device::host;
-  std::string transport = "auto";  // GPU buffers: auto | staged | cuda-aware
+  std::optional<Transport> transport;  // --transport; none: auto (cuda-aware where the MPI is)
   std::vector<DType> dtypes{DType::float32};
   std::vector<Op> ops{Op::sum};
   int root = 0;

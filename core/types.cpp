@@ -34,6 +34,18 @@ std::string name(DType t) {
 
 std::string name(Device d) { return d == Device::host ? "host" : "cuda"; }
 
+std::string name(Transport t) {
+  switch (t) {
+    case Transport::host:
+      return "host";
+    case Transport::staged:
+      return "staged";
+    case Transport::cuda_aware:
+      break;
+  }
+  return "cuda-aware";
+}
+
 std::string name(Op o) {
   switch (o) {
     case Op::sum:

@@ -13,6 +13,9 @@ namespace commlab {
 enum class DType { int32, int64, float32, float64, float16, bfloat16 };
 enum class Op { sum, prod, max, min };
 enum class Device { host, cuda };  // where buffers live
+// How buffers reach MPI: host memory; GPU memory through pinned host pieces,
+// or straight from the GPU (a CUDA-aware MPI).
+enum class Transport { host, staged, cuda_aware };
 
 const std::vector<DType>& all_dtypes();
 const std::vector<Op>& all_ops();
@@ -21,6 +24,7 @@ std::string name(DType t);
 std::string name(Op o);
 size_t element_size(DType t);
 std::string name(Device d);
+std::string name(Transport t);  // host | staged | cuda-aware
 
 // Throws UsageError naming the accepted values.
 DType parse_dtype(const std::string& s);

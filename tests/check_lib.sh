@@ -9,4 +9,12 @@ ok()   { passes=$((passes + 1)); echo "ok   $1"; }
 fail() { fails=$((fails + 1)); echo "FAIL $1"; [ -f "$TMP/err" ] && sed 's/^/     | /' "$TMP/err" | head -5; }
 # run NP PROGRAM FLAGS...: stdout to $TMP/out, stderr to $TMP/err, at most RUN_TIMEOUT s.
 run()  { timeout "${RUN_TIMEOUT:-60}" mpirun -q --oversubscribe -np "$@" >"$TMP/out" 2>"$TMP/err"; }
+# refused RC WHAT PATTERN: after a run, ok when it exited 2 with one line matching PATTERN.
+refused() {
+  if [ "$1" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "$3" "$TMP/err"; then
+    ok "$2 refused with one line: $(cat "$TMP/err")"
+  else
+    fail "$2 (exit $1)"
+  fi
+}
 finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; }

@@ -123,6 +123,34 @@ TEST_CASE("rows read back: library rows have no traffic, hand-written ones do") 
   unlink(path.c_str());
 }
 
+TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI") {
+  auto row = [](const char* algorithm, const char* impl, double us) {
+    Measurement m;
+    m.program = "allreduce_ring";
+    m.algorithm = algorithm;
+    m.impl = impl;
+    m.device = "cuda";
+    m.dtype = "float16";
+    m.op = "sum";
+    m.P = 2;
+    m.bytes = 1 << 20;
+    m.t_avg_us = us;
+    m.busbw_GBps = 1;
+    m.check = "ok";
+    return m;
+  };
+  std::vector<Measurement> rows{row("ring", "hand", 50), row("MPI_Allreduce", "mpi", 100),
+                                row("ncclAllReduce", "nccl", 25)};
+  const std::string report = make_report(rows, "t");
+  CHECK_THAT(report, Catch::Contains("| N | library | us | busbw | NCCL us | NCCL busbw | ring / "
+                                     "lib | ring / NCCL | ring busbw |"));
+  CHECK_THAT(report, Catch::Contains("| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 25.0 | 1.000 | "
+                                     "0.50 | 2.00 | 1.000 |"));
+  rows.pop_back();  // no NCCL rows: no NCCL columns
+  CHECK_THAT(make_report(rows, "t"), Catch::Contains("| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | "
+                                                     "0.50 | 1.000 |\n"));
+}
+
 TEST_CASE("a row cut short, a bad number or a foreign header: an error naming the line") {
   std::string good = good_csv();
   std::string cut = good.substr(0, good.rfind(',', good.size() - 30));  // last row loses columns

@@ -50,6 +50,14 @@ TEST_CASE("lists and 'all' for dtypes and ops") {
   CHECK_THROWS_WITH(parse({"-o", "avg"}), Catch::Contains("unknown op 'avg'"));
 }
 
+TEST_CASE("--transport: auto leaves the choice to the MPI, the others force it") {
+  CHECK_FALSE(parse({}).opts.transport.has_value());
+  CHECK_FALSE(parse({"--transport", "auto"}).opts.transport.has_value());
+  CHECK(parse({"--transport", "staged"}).opts.transport == Transport::staged);
+  CHECK(parse({"--transport", "cuda-aware"}).opts.transport == Transport::cuda_aware);
+  CHECK_THROWS_WITH(parse({"--transport", "nvlink"}), Catch::Contains("unknown --transport"));
+}
+
 TEST_CASE("bad flags are usage errors, --help is not") {
   CHECK_THROWS_AS(parse({"--bogus"}), UsageError);
   CHECK_THROWS_AS(parse({"-i", "0"}), UsageError);
