@@ -27,7 +27,12 @@ else
   echo "- nccl: none"
 fi
 # The code's version: a tree whose only changes are results (a sweep that
-# just wrote them) is not "dirty" code.
-version=$(git describe --always 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- . ':!results' 2>/dev/null || version="$version-dirty"
+# just wrote them) is not "dirty" code. A copy without .git (a GPU box the
+# tree was sent to) says COMMLAB_VERSION, as its runner sets it.
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  version=$(git describe --always)
+  git diff --quiet HEAD -- . ':!results' || version="$version-dirty"
+else
+  version=${COMMLAB_VERSION:-unknown (no git here)}
+fi
 echo "- commlab: $version"
