@@ -26,13 +26,14 @@ if [ -n "$nccl" ]; then
 else
   echo "- nccl: none"
 fi
-# The code's version: a tree whose only changes are results (a sweep that
-# just wrote them) is not "dirty" code. A copy without .git (a GPU box the
-# tree was sent to) says COMMLAB_VERSION, as its runner sets it.
-if git rev-parse --git-dir >/dev/null 2>&1; then
-  version=$(git describe --always)
-  git diff --quiet HEAD -- . ':!results' || version="$version-dirty"
+# The code's version: COMMLAB_VERSION when the runner says it (a build carried
+# to a GPU box whose copy of the tree has another history); else git's, where
+# a tree whose only changes are results (a sweep that just wrote them) is not
+# "dirty" code.
+if [ -n "${COMMLAB_VERSION:-}" ]; then
+  version=$COMMLAB_VERSION
 else
-  version=${COMMLAB_VERSION:-unknown (no git here)}
+  version=$(git describe --always 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- . ':!results' 2>/dev/null || version="$version-dirty"
 fi
 echo "- commlab: $version"

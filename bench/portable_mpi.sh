@@ -26,5 +26,10 @@ lib=$here/root/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$lib:$lib/openmpi/lib:$here/root/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PMIX_MCA_mca_base_component_path=$lib/pmix2/lib/pmix
 export OMPI_MCA_mca_base_component_path=$lib/openmpi/lib/openmpi3
+# A machine with a PMIx of its own (seen on a CUDA image) offers PMIx its
+# plugins too; its zlib one fails to load against this one, and says so on
+# stderr. Compression only shortens start-up messages.
+export PMIX_MCA_pcompress=^zlib
+export PMIX_MCA_pcompress_base_silence_warning=1
 ENV
 echo "Open MPI in $dir ($(du -sh "$dir" | cut -f1)); source $dir/env.sh to use it"
