@@ -1,7 +1,8 @@
 // Tree all-reduce: ranks form a binary tree (the root, then its two children,
 // then theirs: node v has children 2v+1 and 2v+2, counted from the root).
 // Reduce up the tree level by level, then broadcast the result back down.
-// About 2 log2(P) steps, fewer than the ring, but every message is the whole buffer.
+// About 2 log2(P) steps, fewer than the ring, but every message is the whole
+// buffer, and an inner node receives two children's N through one link.
 //
 //   reduce, steps 0 .. D-1 (D = depth of the tree, floor(log2 P)):
 //     a node at depth d waits for its children, adds their buffers into its
@@ -9,7 +10,15 @@
 //   broadcast, steps D .. 2D-1:
 //     a node at depth d receives the result from its parent, then sends it to
 //     its children at step D+d.
-#include "allreduce.hpp"
+//
+//   P = 6, root 0:        0            depth 0
+//                       /   \          (node 0 gets the sums of 1 and 2)
+//                      1     2         depth 1
+//                     / \   /          (node 1 gets the sums of 3 and 4)
+//                    3   4 5           depth 2 (D = 2)
+#include <cmath>
+
+#include "collectives/collective.hpp"
 
 namespace commlab {
 
@@ -19,45 +28,47 @@ int depth(int v) {  // of node v in the heap numbering: floor(log2(v+1))
   while (v + 1 >= (2 << d)) ++d;
   return d;
 }
-}  // namespace
 
-void allreduce_tree(const AllreduceJob& job) {
+void allreduce_tree(const CollectiveJob& job) {
   Comm& comm = job.comm;
   const int P = comm.size(), root = job.root;
   const int v = (comm.rank() - root + P) % P;  // my node, counted from the root
   auto rank_of = [&](int node) { return (node + root) % P; };
   const int D = depth(P - 1), d = depth(v);
-  const size_t bytes = job.count * job.red.esize();
+  char* data = allreduce_buffer(job);
+  const size_t bytes = job.count * job.esize();
   const int children[2] = {2 * v + 1, 2 * v + 2};
 
   void* incoming = job.mem.scratch(bytes);
-  for (int c : children) {
-    if (c >= P) continue;
-    comm.recv_reduce(rank_of(c), incoming, job.data, bytes, job.red, {D - d - 1});
-  }
+  for (int c : children)
+    if (c < P) comm.recv_reduce(rank_of(c), incoming, data, bytes, job.red, {D - d - 1});
   if (v != 0) {
-    comm.send(rank_of((v - 1) / 2), job.data, bytes, {D - d});
-    comm.recv(rank_of((v - 1) / 2), job.data, bytes, {D + d - 1});
+    comm.send(rank_of((v - 1) / 2), data, bytes, {D - d});
+    comm.recv(rank_of((v - 1) / 2), data, bytes, {D + d - 1});
   }
   for (int c : children)
-    if (c < P) comm.send(rank_of(c), job.data, bytes, {D + d});
+    if (c < P) comm.send(rank_of(c), data, bytes, {D + d});
 }
 
-Traffic model_tree(int P, size_t count, size_t esize) {
-  const uint64_t N = count * esize;
-  Traffic t;
-  // Every node but the root sends the sum up once and gets the result once.
-  for (int v = 0; v < P; ++v) {
-    uint64_t kids = (2 * v + 1 < P) + (2 * v + 2 < P);
-    uint64_t sent = (v != 0) + kids, recvd = kids + (v != 0);
-    t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent * N);
-    t.recv_max_rank_B = std::max(t.recv_max_rank_B, recvd * N);
+Traffic model_allreduce_tree(int P, size_t count, size_t esize, int root) {
+  const int D = depth(P - 1);
+  auto rank_of = [&](int node) { return (node + root) % P; };
+  Tally t(P);
+  for (int v = 1; v < P; ++v) {  // every node but the root: the sum up, the result down
+    t.message(D - depth(v), rank_of(v), rank_of((v - 1) / 2), count * esize);
+    t.message(D + depth(v) - 1, rank_of((v - 1) / 2), rank_of(v), count * esize);
   }
-  t.sent_total_B = 2 * uint64_t(P - 1) * N;
-  t.msgs_total = 2 * uint64_t(P - 1);
-  t.steps = 2 * uint64_t(depth(P - 1));
-  t.critical_path_B = t.steps * N;
-  return t;
+  return t.traffic();
+}
+
+}  // namespace
+
+// The textbook's T: what the busiest rank sends.
+CollectiveAlgorithm allreduce_tree_algorithm() {
+  CollectiveAlgorithm a{"tree", allreduce_tree, model_allreduce_tree};
+  a.taught_formula = "log2(P)*N";
+  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  return a;
 }
 
 }  // namespace commlab

@@ -17,7 +17,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ALLREDUCE = ["allreduce_master_worker", "allreduce_ring", "allreduce_tree"]
+def is_allreduce(program):
+    """The all-reduce's programs: allreduce, and allreduce_ALGORITHM for each algorithm."""
+    return program == "allreduce" or program.startswith("allreduce_")
 TAUGHT = {  # brief.md, as taught; T in units of N; a marker each, so equal points stay visible
     "master_worker": ("(P-1) N", lambda P: P - 1, "s", 11),
     "ring": ("2 (N/P) (P-1)", lambda P: 2 * (P - 1) / P, "o", 8),
@@ -31,7 +33,7 @@ def load(folder):
 
 
 def panel_name(r):
-    return "allreduce" if r["program"] in ALLREDUCE else r["program"]
+    return "allreduce" if is_allreduce(r["program"]) else r["program"]
 
 
 def line_name(r):
@@ -61,7 +63,7 @@ def style(name):
 
 
 def traffic_vs_P(rows, folder):
-    hand = [r for r in rows if r["program"] in ALLREDUCE and r["impl"] == "hand" and r["sent_max_rank_B"]]
+    hand = [r for r in rows if is_allreduce(r["program"]) and r["impl"] == "hand" and r["sent_max_rank_B"]]
     if not hand:
         return
     N = max(int(r["bytes"]) for r in hand)
@@ -114,7 +116,7 @@ def by_size(rows, folder, column, ylabel, filename, logy):
 
 
 def time_vs_P(rows, folder):
-    ar = [r for r in rows if r["program"] in ALLREDUCE]
+    ar = [r for r in rows if is_allreduce(r["program"])]
     if not ar:
         return
     N = max(int(r["bytes"]) for r in ar)

@@ -17,7 +17,7 @@
 # the script exits 1 at the end. Settings, from the environment:
 RUN=${RUN:-local}                           # results folder name
 OUT=${OUT:-results/$RUN}                    # or the folder itself
-PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
+PROGRAMS=${PROGRAMS:-}                       # default: every program ($BIN/programs.txt, from the build)
 PS=${PS:-"2 3 4 6"}                         # process counts
 SIZES=${SIZES:-4:16M}                       # -m MIN:MAX
 FACTOR=${FACTOR:-4}                         # -f between sizes
@@ -35,10 +35,14 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 die() { echo "error: $*" >&2; exit 2; }
+if [ -z "$PROGRAMS" ]; then
+  [ -f "$BIN/programs.txt" ] || die "$BIN/programs.txt is missing; run 'make build' first"
+  PROGRAMS=$(cat "$BIN/programs.txt")
+fi
 # Bad settings stop the sweep before anything is launched.
 for p in $PS; do [[ $p =~ ^[1-9][0-9]*$ ]] || die "PS must list process counts, not '$p'"; done
 for prog in $PROGRAMS; do
-  [ -x "$BIN/$prog" ] || die "PROGRAMS: $BIN/$prog is missing (run 'make build'; programs: $(ls "$BIN" 2>/dev/null | grep -v -e test -e report | tr '\n' ' '))"
+  [ -x "$BIN/$prog" ] || die "PROGRAMS: $BIN/$prog is missing (run 'make build'; programs: $(cat "$BIN/programs.txt" 2>/dev/null))"
 done
 [ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"

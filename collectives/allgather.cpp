@@ -37,7 +37,7 @@ class Allgather : public Operation {
                    model_allgather_recursive_doubling, remark_allgather_recursive_doubling},
                   {"bruck", allgather_bruck, model_allgather_bruck}};
     library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
-               {"ncclAllGather", "", nccl_allgather, "", "nccl",
+               {"ncclAllGather", "", nccl_allgather, "", Impl::nccl,
                 [](int P, size_t N, bool) { return N % P == 0; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }

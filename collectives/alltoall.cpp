@@ -47,7 +47,7 @@ class Alltoall : public Operation {
     summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
     algorithms = {{"pairwise", alltoall_pairwise, model_alltoall_pairwise}};
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
-               {"ncclSend/ncclRecv", "", nccl_alltoall, "", "nccl",
+               {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }

@@ -23,7 +23,7 @@ class Bcast : public Operation {
     algorithms = {{"linear", bcast_linear, model_bcast_linear},
                   {"binomial", bcast_binomial, model_bcast_binomial},
                   {"scatter_allgather", bcast_scatter_allgather, model_bcast_scatter_allgather}};
-    library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", "nccl"}};
+    library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int, int, size_t N, bool) const override { return {0, N}; }

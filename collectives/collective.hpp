@@ -51,6 +51,9 @@ struct CollectiveAlgorithm {
   // What the row should say about this P (a fallback taken), or "".
   std::string (*remark)(int P) = nullptr;
   double time_scale = 1;  // see Case::time_scale
+  // The textbook's T for it, written out and as a number of bytes, if it has one.
+  std::string taught_formula = {};
+  double (*taught_T)(int P, double N_bytes) = nullptr;
 };
 
 // The library call an operation is measured against. It takes the same job
@@ -62,7 +65,7 @@ struct LibraryCall {
   // Only run beside this algorithm, which it is compared with (sendrecv's
   // two), and timed the same way.
   std::string pairs_with = {};
-  std::string impl = "mpi";  // or nccl: GPU buffers only, one GPU per rank
+  Impl impl = Impl::mpi;  // or nccl: GPU buffers only, one GPU per rank
   // When NCCL has no form of this call for the shape (P not dividing N, in place), false.
   bool (*usable)(int P, size_t N, bool in_place) = nullptr;
 };
@@ -93,8 +96,9 @@ class Operation {
 
   std::string name, summary;
   InPlace in_place_form = InPlace::optional;
-  bool reduces = false;  // takes -o
-  bool has_data = true;  // false: barrier
+  bool reduces = false;    // takes -o
+  bool has_data = true;    // false: barrier
+  bool int_counts = true;  // its MPI call takes int counts (all-reduce's goes in pieces)
   std::vector<CollectiveAlgorithm> algorithms;
   std::vector<LibraryCall> library;
 
@@ -120,9 +124,11 @@ class Operation {
   virtual Verdict check(Comm&, const std::function<void()>&) const { return {}; }
 };
 
-// Every operation, by program name: sendrecv, bcast, reduce, scatter, gather,
-// allgather, reduce_scatter, alltoall, barrier; one file each.
+// Every operation, by program name: allreduce, sendrecv, bcast, reduce,
+// scatter, gather, allgather, reduce_scatter, alltoall, barrier; one file each.
 std::unique_ptr<Operation> make_operation(const std::string& name);
+std::vector<std::unique_ptr<Operation>> all_operations();
+std::unique_ptr<Operation> make_allreduce();
 std::unique_ptr<Operation> make_sendrecv();
 std::unique_ptr<Operation> make_bcast();
 std::unique_ptr<Operation> make_reduce();
@@ -135,13 +141,45 @@ std::unique_ptr<Operation> make_barrier();
 
 constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
 
-// The whole program for one operation; returns the exit status.
-int collective_main(int argc, char** argv, const std::string& operation);
+// The whole program for one operation, or for one of its algorithms alone
+// (allreduce_ring: the program name says which); returns the exit status.
+int collective_main(int argc, char** argv, const std::string& operation,
+                    const std::string& only_algorithm = "");
+
+// What rank r's buffer holds before a run, and the right value of each of its
+// output elements after it: one operation on one shape, as both the programs
+// and the in-process tests check it.
+class Truth {
+ public:
+  Truth(const Operation& op, const Pattern& pat, int root, size_t N, bool in_place);
+  Layout layout(int r) const;
+  size_t checked(int r) const;  // output elements with a defined result
+  // Element i of rank r's buffer before the run: its input, or in place the one buffer.
+  int64_t before(int r, size_t i) const;
+  int64_t after(int r, size_t i) const;
+  // Folds every index over all ranks now, so after() only looks them up
+  // (for many ranks sharing one Truth; call before they start).
+  void precompute();
+
+ private:
+  int64_t reduced(size_t index) const;
+  const Operation& op_;
+  Pattern pat_;
+  int root_;
+  size_t N_;
+  bool in_place_;
+  std::vector<int64_t> reduced_;
+};
 
 // sendrecv's partner of rank r: pairs (0,1), (2,3), ...; -1 for an odd last rank.
 int sendrecv_peer(int P, int r);
 
-// The algorithms, one file each.
+// The all-reduce algorithms' entries (allreduce_algos/algorithms.def).
+#define COMMLAB_ALLREDUCE(name) CollectiveAlgorithm allreduce_##name##_algorithm();
+#include "allreduce_algos/algorithms.def"
+#undef COMMLAB_ALLREDUCE
+
+// The other algorithms, one file each.
 void sendrecv_pingpong(const CollectiveJob&);
 void sendrecv_exchange(const CollectiveJob&);
 void bcast_linear(const CollectiveJob&);
@@ -162,8 +200,8 @@ void alltoall_pairwise(const CollectiveJob&);
 void barrier_linear(const CollectiveJob&);
 void barrier_dissemination(const CollectiveJob&);
 
-// Their models. The tally_ forms add one algorithm's messages to a Tally, so
-// an algorithm built from two others adds both.
+// Their models: each replays its schedule into a Tally. The tally_ forms add
+// one algorithm's messages to a Tally, so an algorithm built from two others adds both.
 Traffic model_sendrecv_pingpong(int P, size_t count, size_t esize, int root);
 Traffic model_sendrecv_exchange(int P, size_t count, size_t esize, int root);
 Traffic model_bcast_linear(int P, size_t count, size_t esize, int root);
@@ -185,7 +223,27 @@ Traffic model_barrier_linear(int P, size_t count, size_t esize, int root);
 Traffic model_barrier_dissemination(int P, size_t count, size_t esize, int root);
 std::string remark_allgather_recursive_doubling(int P);
 void tally_scatter_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
-void tally_allgather_ring(Tally& t, int P, size_t count, size_t esize, int first_step);
+
+// The ring (ring.cpp): one chunk numbering for every ring algorithm.
+struct Ring {
+  int P;
+  int right(int r) const { return (r + 1) % P; }
+  int left(int r) const { return (r - 1 + P) % P; }
+  int reduce_scatter_sends(int r, int s) const { return mod(r - s - 1); }
+  int allgather_sends(int r, int s) const { return mod(r - s); }
+  int mod(int x) const { return ((x % P) + P) % P; }
+};
+// Reduce-scatter on `work` in place: rank r ends with chunk r reduced.
+void ring_reduce_scatter(Comm& comm, const Chunks& work, const Reduction& red, Memory& mem,
+                         int first_step);
+// All-gather on `buffer`, where rank r holds chunk r: every rank ends with every chunk.
+void ring_allgather(Comm& comm, const Chunks& buffer, int first_step);
+void tally_ring_reduce_scatter(Tally& t, const Partition& parts, size_t esize, int first_step);
+void tally_ring_allgather(Tally& t, const Partition& parts, size_t esize, int first_step);
+
+// An all-reduce's one buffer: `out`, holding this rank's input (copied there
+// unless in place), reduced over every rank once the algorithm is done.
+char* allreduce_buffer(const CollectiveJob& job);
 
 // Binomial trees over ranks relative to the root (v = 0 is the root), shared
 // by bcast, reduce, scatter and gather: ceil(log2 P) rounds.

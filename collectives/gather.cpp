@@ -30,7 +30,7 @@ class Gather : public Operation {
     algorithms = {{"linear", gather_linear, model_gather_linear},
                   {"binomial", gather_binomial, model_gather_binomial}};
     library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather},
-               {"ncclSend/ncclRecv", "", nccl_gather, "", "nccl",
+               {"ncclSend/ncclRecv", "", nccl_gather, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }

@@ -1,5 +1,11 @@
-// Built once per operation: sendrecv, bcast, reduce, scatter, gather, allgather,
-// reduce_scatter, alltoall, barrier.
+// Built once per operation (allreduce, sendrecv, bcast, ...), and once per
+// all-reduce algorithm (allreduce_ring, ...: COMMLAB_ALGORITHM says which).
 #include "collective.hpp"
 
-int main(int argc, char** argv) { return commlab::collective_main(argc, argv, COMMLAB_OPERATION); }
+#ifndef COMMLAB_ALGORITHM
+#define COMMLAB_ALGORITHM ""
+#endif
+
+int main(int argc, char** argv) {
+  return commlab::collective_main(argc, argv, COMMLAB_OPERATION, COMMLAB_ALGORITHM);
+}

@@ -15,8 +15,8 @@ namespace commlab {
 namespace {
 
 std::unique_ptr<Operation> (*const kOperations[])() = {
-    make_sendrecv,  make_bcast,          make_reduce,   make_scatter, make_gather,
-    make_allgather, make_reduce_scatter, make_alltoall, make_barrier};
+    make_allreduce, make_sendrecv,  make_bcast,          make_reduce,   make_scatter,
+    make_gather,    make_allgather, make_reduce_scatter, make_alltoall, make_barrier};
 
 std::vector<std::string> names(const std::vector<CollectiveAlgorithm>& algorithms) {
   std::vector<std::string> v;
@@ -35,7 +35,7 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
   if (!op.has_data) return;
   for (DType t : o.dtypes)
     for (size_t n : o.counts_for(t)) {
-      if (n > size_t(INT_MAX))
+      if (op.int_counts && n > size_t(INT_MAX))
         throw UsageError(
             fmt::format("{} elements: MPI counts are int, so {} takes at most {} elements of {}", n,
                         op.name, INT_MAX, name(t)));
@@ -55,40 +55,28 @@ class ShapeRun {
     const int P = comm_.size(), me = comm_.rank(), root = o_.root;
     const bool in_place = op_.in_place_form == InPlace::always ||
                           (op_.in_place_form == InPlace::optional && o_.in_place);
-    const Layout L = op_.layout(P, me, root, N, in_place);
-    const size_t checked = std::min(L.checked, L.out);
-    const Pattern pat{o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P};
-    auto value = [&](int r, size_t i) { return op_.input(pat, N, r, i); };
+    const Truth truth(op_, {o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P}, root, N,
+                      in_place);
+    const Layout L = truth.layout(me);
+    const size_t checked = truth.checked(me);
     const Reduction red{dtype, op_kind};
     const Device where = o_.device;
 
     // Out of place: this rank's input. In place: what its one buffer holds before each run.
     Buffer input(dtype, in_place ? L.out : L.in, where);
-    if (in_place)
-      input.fill([&](size_t i) {
-        std::optional<size_t> s = op_.starts_as(P, me, root, N, i);
-        return s ? value(me, *s) : kJunk;
-      });
-    else
-      input.fill([&](size_t i) { return value(me, i); });
+    input.fill([&](size_t i) { return truth.before(me, i); });
     // The exact answer, once per shape and only when results are checked.
     std::optional<Buffer> exact;
     if (o_.check) {
       exact.emplace(dtype, checked, where);
-      exact->fill([&](size_t i) {
-        Source s = op_.source(P, me, root, N, in_place, i);
-        if (s.from != kAllRanks) return value(s.from, s.index);
-        int64_t acc = value(0, s.index);
-        for (int r = 1; r < P; ++r) acc = combine(op_kind, acc, value(r, s.index));
-        return acc;
-      });
+      exact->fill([&](size_t i) { return truth.after(me, i); });
     }
 
     const Shape shape{dtype, op_kind, N, op_.busbw_factor(P), op_.reduces, true};
     std::vector<Row> rows;
     std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
     std::vector<std::unique_ptr<LibraryStaging>> stagings;
-    auto make_case = [&](const std::string& name, const std::string& impl, auto run, Buffer& out) {
+    auto make_case = [&](const std::string& name, Impl impl, auto run, Buffer& out) {
       Case c;
       c.algorithm = name;
       c.impl = impl;
@@ -98,7 +86,7 @@ class ShapeRun {
       auto job = [this, run, N, red, root](const void* from, void* to) {
         run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory()});
       };
-      if (impl == "mpi") {  // on GPU buffers, MPI may need host copies
+      if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
         LibraryStaging* staging =
             stagings.emplace_back(std::make_unique<LibraryStaging>(comm_, input, out)).get();
         c.run = [staging, job, in_place] { staging->run(in_place, job); };
@@ -116,7 +104,7 @@ class ShapeRun {
     lib_results.reserve(op_.library.size());
     for (const LibraryCall& lib : op_.library) {
       if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
-      if (lib.impl == "nccl" && (!comm_.nccl() || (lib.usable && !lib.usable(P, N, in_place))))
+      if (lib.impl == Impl::nccl && (!comm_.nccl() || (lib.usable && !lib.usable(P, N, in_place))))
         continue;
       Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out, where)).second;
       Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name,
@@ -135,13 +123,17 @@ class ShapeRun {
       const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
       for (const auto& [pairs_with, result] : lib_results)
         if (pairs_with == algo.name) lib = &result;
-      Case c = make_case(algo.name, "hand", algo.run, out);
+      Case c = make_case(algo.name, Impl::hand, algo.run, out);
       c.check = [&, lib] {
         Mismatch m = compare(out, *exact, checked);
         return Verdict{m.wrong, compare(out, *lib, checked).wrong, m.first};
       };
       c.model = algo.model(P, N, red.esize(), root);
       c.time_scale = algo.time_scale;
+      if (algo.taught_T) {
+        c.taught_formula = algo.taught_formula;
+        c.taught_T_B = algo.taught_T(P, double(N * red.esize()));
+      }
       Row row = runner_.measure(shape, c);
       if (row.note.empty() && algo.remark) row.note = algo.remark(P);
       rows.push_back(row);
@@ -153,7 +145,7 @@ class ShapeRun {
   std::vector<Row> measure_without_data(const std::vector<std::string>& algorithms) {
     const int P = comm_.size();
     const Shape shape{DType::float32, Op::sum, 0, 0, false, false};
-    auto make_case = [&](const std::string& name, const std::string& impl, auto run) {
+    auto make_case = [&](const std::string& name, Impl impl, auto run) {
       Case c;
       c.algorithm = name;
       c.impl = impl;
@@ -170,7 +162,7 @@ class ShapeRun {
       rows.push_back(runner_.measure(shape, make_case(lib.name, lib.impl, lib.run)));
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
       if (!picked(algorithms, algo.name)) continue;
-      Case c = make_case(algo.name, "hand", algo.run);
+      Case c = make_case(algo.name, Impl::hand, algo.run);
       c.model = algo.model(P, 0, 0, o_.root);
       rows.push_back(runner_.measure(shape, c));
     }
@@ -186,26 +178,39 @@ class ShapeRun {
 
 }  // namespace
 
+std::vector<std::unique_ptr<Operation>> all_operations() {
+  std::vector<std::unique_ptr<Operation>> all;
+  for (auto make : kOperations) all.push_back(make());
+  return all;
+}
+
 std::unique_ptr<Operation> make_operation(const std::string& name) {
-  for (auto make : kOperations) {
-    auto op = make();
-    if (op->name == name) return op;
-  }
+  for (auto& op : all_operations())
+    if (op->name == name) return std::move(op);
   throw UsageError("unknown collective '" + name + "'");
 }
 
-int collective_main(int argc, char** argv, const std::string& operation) {
+int collective_main(int argc, char** argv, const std::string& operation,
+                    const std::string& only_algorithm) {
   const std::unique_ptr<Operation> op = make_operation(operation);
+  std::vector<std::string> known = names(op->algorithms);
+  std::string program = op->name, what = "hand-written algorithms";
+  if (!only_algorithm.empty()) {
+    op->algorithm(only_algorithm);  // it must exist
+    known = {only_algorithm};
+    program += "_" + only_algorithm;
+    what = "the hand-written " + only_algorithm;
+  }
   std::vector<std::string> algorithms;
   return program_main(
-      argc, argv, op->name,
-      op->name + ": " + op->summary +
-          "; hand-written algorithms beside the MPI library, checked, timed and counted",
+      argc, argv, program,
+      program + ": " + op->summary + "; " + what +
+          " beside the library, checked, timed and counted",
       // Per rank at most: the input, two results, the exact answer and scratch
       // of up to twice the message.
       op->has_data ? 6 : 0,
       [&](const Options& o, int P) {
-        algorithms = pick_algorithms(o, names(op->algorithms));
+        algorithms = pick_algorithms(o, known);
         refuse_bad_input(*op, o, P);
       },
       [&](Runner& runner, Comm& comm, const Options& o) {

@@ -25,7 +25,7 @@ class Reduce : public Operation {
     reduces = true;
     algorithms = {{"linear", reduce_linear, model_reduce_linear},
                   {"binomial", reduce_binomial, model_reduce_binomial}};
-    library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", "nccl"}};
+    library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int r, int root, size_t N, bool in_place) const override {

@@ -33,7 +33,7 @@ class ReduceScatter : public Operation {
     algorithms = {{"ring", reduce_scatter_ring, model_reduce_scatter_ring},
                   {"pairwise", reduce_scatter_pairwise, model_reduce_scatter_pairwise}};
     library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
-               {"ncclReduceScatter", "", nccl_reduce_scatter, "", "nccl",
+               {"ncclReduceScatter", "", nccl_reduce_scatter, "", Impl::nccl,
                 [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }

@@ -29,7 +29,7 @@ class Scatter : public Operation {
     algorithms = {{"linear", scatter_linear, model_scatter_linear},
                   {"binomial", scatter_binomial, model_scatter_binomial}};
     library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
-               {"ncclSend/ncclRecv", "", nccl_scatter, "", "nccl",
+               {"ncclSend/ncclRecv", "", nccl_scatter, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }

@@ -46,23 +46,22 @@ constexpr const char* kTableHead =
     "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
     "{:>5} {:>6} {:<5}\n";
 
-// This rank's place on its node: (rank among the node's ranks, ranks on the node).
-std::pair<int, int> node_rank(MPI_Comm comm) {
+}  // namespace
+
+NodePlace node_rank(MPI_Comm comm) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_size(node, &size);
+  NodePlace place{0, 1};
+  MPI_Comm_rank(node, &place.rank);
+  MPI_Comm_size(node, &place.size);
   MPI_Comm_free(&node);
-  return {rank, size};
+  return place;
 }
-
-}  // namespace
 
 LibraryStaging::LibraryStaging(const Comm& comm, const Buffer& in, Buffer& out)
     : in_(in), out_(out) {
-  if (comm.transport() == Transport::host ||
-      (comm.transport() == Transport::cuda_aware && !mpi_reduces_on_host(in.dtype())))
+  if (comm.transport() == TransportKind::host ||
+      (comm.transport() == TransportKind::cuda_aware && !mpi_reduces_on_host(in.dtype())))
     return;
   host_in_.emplace(Buffer::page_locked(in.dtype(), in.count()));
   host_out_.emplace(Buffer::page_locked(out.dtype(), out.count()));
@@ -117,7 +116,7 @@ std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
   size_t most = 0;
   for (DType t : o.dtypes)
     for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
-  const int local = node_rank(comm).second;
+  const int local = node_rank(comm).size;
   const double GiB = 1 << 30, need = buffers * most * local;
   const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (need > 0.9 * have)
@@ -163,15 +162,15 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts), mem_
     error = gpu::unavailable_reason();
   agree_or_exit(comm.mpi(), error);
 
-  Transport transport = Transport::host;
+  TransportKind transport = TransportKind::host;
   std::string gpu_line;
   if (opts.device == Device::cuda) {
     // Ranks on a node take its GPUs in turn; several may share one.
     auto [local_rank, local_size] = node_rank(comm.mpi());
     int gpus = gpu::select(local_rank);
     const bool aware = mpi_is_cuda_aware();
-    transport = opts.transport.value_or(aware ? Transport::cuda_aware : Transport::staged);
-    if (transport == Transport::cuda_aware && !aware)
+    transport = opts.transport.value_or(aware ? TransportKind::cuda_aware : TransportKind::staged);
+    if (transport == TransportKind::cuda_aware && !aware)
       error = fmt::format(
           "--transport cuda-aware: {} is not CUDA-aware (MPIX_Query_cuda_support() is 0); use "
           "--transport staged",
@@ -242,7 +241,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   Row row;
   row.run = &info_;
   row.algorithm = c.algorithm;
-  row.impl = c.impl;
+  row.impl = name(c.impl);
   row.dtype = shape.has_data ? name(shape.dtype) : "none";
   row.op = shape.reduces ? name(shape.op) : "none";
   row.count = shape.count;
@@ -250,12 +249,12 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.model = c.model;
   row.taught_formula = c.taught_formula;
   row.taught_T_B = c.taught_T_B;
-  row.transport = c.impl == "nccl" ? "nccl" : info_.transport;
+  row.transport = c.impl == Impl::nccl ? "nccl" : info_.transport;
 
   // 1. One run, traffic counted and the result checked.
   const bool show = opts_.show && c.output;
   if (show && comm_.rank() == 0)
-    fmt::print("\n{} ({}), {} {} x {}:\n", c.algorithm, c.impl, row.dtype, row.op, shape.count);
+    fmt::print("\n{} ({}), {} {} x {}:\n", c.algorithm, row.impl, row.dtype, row.op, shape.count);
   c.prepare();
   if (show) show_buffers("before", c.input);
   comm_.reset_counts();

@@ -26,8 +26,8 @@ struct Verdict {
 
 // One implementation measured on one shape: a hand-written algorithm or a library call.
 struct Case {
-  std::string algorithm;           // e.g. ring, or the library function
-  std::string impl;                // hand | mpi | nccl
+  std::string algorithm;  // e.g. ring, or the library function
+  Impl impl = Impl::hand;
   std::function<void()> prepare;   // restore inputs before each run (untimed)
   std::function<void()> run;       // the timed operation
   std::function<Verdict()> check;  // after one run
@@ -118,6 +118,13 @@ std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"
 std::string utc_now();
 std::string hostname();
 std::string commlab_version();  // git describe, at configure time
+
+// This rank's place on its node (an MPI shared-memory split): its rank among
+// the node's ranks, and how many there are (collective).
+struct NodePlace {
+  int rank, size;
+};
+NodePlace node_rank(MPI_Comm comm);
 
 // Each rank's line, printed by rank 0 in rank order (collective).
 void print_in_rank_order(MPI_Comm comm, const std::string& line);

@@ -105,9 +105,11 @@ Mismatch compare_with(const Buffer& got, Expected expected, size_t first_n = SIZ
 }
 }  // namespace
 
-Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected) {
-  if (got.where() == Device::cuda) return compare(got.on_host(), expected);
-  return compare_with(got, [&](size_t i, auto x) { return static_cast<decltype(x)>(expected(i)); });
+Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected,
+                 size_t first_n) {
+  if (got.where() == Device::cuda) return compare(got.on_host(), expected, first_n);
+  return compare_with(
+      got, [&](size_t i, auto x) { return static_cast<decltype(x)>(expected(i)); }, first_n);
 }
 
 Mismatch compare(const Buffer& got, const Buffer& reference, size_t first_n) {

@@ -52,7 +52,8 @@ struct Mismatch {
   uint64_t wrong = 0;
   std::string first;
 };
-Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected);
+Mismatch compare(const Buffer& got, const std::function<int64_t(size_t)>& expected,
+                 size_t first_n = SIZE_MAX);
 Mismatch compare(const Buffer& got, const Buffer& reference, size_t first_n = SIZE_MAX);
 
 }  // namespace commlab

@@ -1,23 +1,22 @@
-// Point-to-point over MPI, counted. Every hand-written algorithm talks only
-// through this class, so every byte and message it puts on the wire is seen.
-// Each call names the schedule step it belongs to (and the chunk it carries),
-// which is what --show prints and how steps are counted.
-//
-// GPU buffers travel one of two ways: straight from device memory when the
-// MPI library is CUDA-aware, or staged through pinned host buffers in pieces,
-// the copy of one piece overlapping the MPI transfer of the next (and, in the
-// _reduce calls, the reduction kernel of the last).
+// Point-to-point, counted. Every hand-written algorithm talks only through
+// this class, so every byte and message it puts on the wire is seen. Each
+// call names the schedule step it belongs to (and the chunk it carries),
+// which is what --show prints and how steps are counted. The bytes travel
+// through a Transport (transport.hpp): MPI on host or GPU buffers, or
+// threads of one process in the tests; the counting is the same for all.
 #pragma once
 #include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "memory.hpp"
 #include "traffic.hpp"
+#include "transport.hpp"
 
 namespace commlab {
 
@@ -42,22 +41,24 @@ bool mpi_is_cuda_aware();
 
 class Comm {
  public:
+  // Over MPI, on host buffers until use() says otherwise.
   explicit Comm(MPI_Comm comm);
-  ~Comm();
+  // Over a transport someone else owns (a thread of a ThreadWorld), on `mem`.
+  Comm(Transport& transport, Memory& mem);
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
 
-  // The memory every buffer passed from now on lives in, and how it travels.
-  void use(Memory& mem, Transport transport);
+  // The memory every buffer passed from now on lives in, and how it travels (MPI).
+  void use(Memory& mem, TransportKind kind);
   Memory& memory() { return *mem_; }
-  Transport transport() const { return transport_; }
+  TransportKind transport() const { return t_->kind(); }
   // NCCL over the same ranks, for the library rows on GPUs; null when there is none.
   void set_nccl(Nccl* nccl) { nccl_ = nccl; }
   Nccl* nccl() const { return nccl_; }
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  MPI_Comm mpi() const { return comm_; }
+  int rank() const { return t_->rank(); }
+  int size() const { return t_->size(); }
+  MPI_Comm mpi() const { return t_->mpi(); }  // MPI_COMM_NULL in process
 
   void send(int to, const void* buf, size_t bytes, Step step);
   void recv(int from, void* buf, size_t bytes, Step step);
@@ -96,40 +97,20 @@ class Comm {
   std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on rank 0
 
  private:
-  struct Fold {  // what a _reduce call does with each piece received
-    const Reduction& red;
-    char* acc;
-  };
   void count_send(int to, size_t bytes, Step step);
   void count_recv(size_t bytes);
-  void exchange(int to, const char* s, size_t sbytes, int from, char* r, size_t rbytes,
-                const Fold* fold);
-  void staged_exchange(int to, const char* s, size_t sbytes, int from, char* r, size_t rbytes,
-                       const Fold* fold);
-  void* pinned(std::vector<std::pair<void*, size_t>>& pool, size_t index, size_t bytes);
+  // Blocking exchange; acc (op)= each received piece when red is given.
+  void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
+                const Reduction* red, void* acc);
 
-  MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
+  Memory host_;
+  Memory* mem_ = &host_;
+  std::unique_ptr<Transport> owned_;  // over MPI; null over another's
+  Transport* t_;
   uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
   int64_t last_step_ = -1;
   int step_offset_ = 0;
-  std::vector<MPI_Request> sends_, recvs_;  // posted, not yet waited for
-  Memory host_;
-  Memory* mem_ = &host_;
-  Transport transport_ = Transport::host;
   Nccl* nccl_ = nullptr;
-  // Staged transport: two pinned slots each way for the blocking calls, whose
-  // events say when a slot's copy is done; one pinned block per posted
-  // isend/irecv, and where each irecv's data goes once it lands.
-  void *out_[2] = {}, *in_[2] = {}, *out_ready_[2] = {}, *in_done_[2] = {};
-  std::vector<std::pair<void*, size_t>> send_blocks_, recv_blocks_;
-  struct Landing {
-    void* dst;
-    const void* block;
-    size_t bytes;
-  };
-  std::vector<Landing> landings_;
-  bool landing_ = false;  // copies out of the blocks may still run
   bool tracing_ = false;
   std::vector<TraceEntry> trace_;
 };

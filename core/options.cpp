@@ -139,10 +139,8 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   o.algorithms = parse_list<std::string>(algorithms, {}, [](const std::string& a) { return a; });
   if (o.iters < 1) throw UsageError("-i iterations must be at least 1");
   if (o.warmup < 0) throw UsageError("-x warmup must be 0 or more");
-  if (device != "host" && device != "cuda")
-    throw UsageError("unknown device '" + device + "' (use host or cuda)");
-  o.device = device == "host" ? Device::host : Device::cuda;
-  for (Transport t : {Transport::staged, Transport::cuda_aware})
+  o.device = parse_device(device);
+  for (TransportKind t : {TransportKind::staged, TransportKind::cuda_aware})
     if (transport == name(t)) o.transport = t;
   if (transport != "auto" && !o.transport)
     throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");

@@ -17,7 +17,7 @@ struct Options {
   int iters = 20;
   int warmup = 5;
   Device device = Device::host;
-  std::optional<Transport> transport;  // --transport; none: auto (cuda-aware where the MPI is)
+  std::optional<TransportKind> transport;  // --transport; none: auto (cuda-aware where the MPI is)
   std::vector<DType> dtypes{DType::float32};
   std::vector<Op> ops{Op::sum};
   int root = 0;

@@ -25,4 +25,15 @@ struct Partition {
   }
 };
 
+// A buffer of `parts.count` elements of `esize` bytes, seen as its P chunks.
+struct Chunks {
+  char* base;
+  Partition parts;
+  size_t esize;
+
+  char* at(int c) const { return base + parts.offset(c) * esize; }
+  size_t bytes(int c) const { return parts.size(c) * esize; }
+  size_t largest_B() const { return parts.largest() * esize; }
+};
+
 }  // namespace commlab

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,109 +12,87 @@
 
 namespace commlab {
 
-const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> cols{"program",
-                                             "algorithm",
-                                             "impl",
-                                             "device",
-                                             "dtype",
-                                             "op",
-                                             "P",
-                                             "root",
-                                             "in_place",
-                                             "count",
-                                             "bytes",
-                                             "iters",
-                                             "warmup",
-                                             "t_avg_us",
-                                             "t_min_us",
-                                             "t_max_us",
-                                             "t_median_us",
-                                             "algbw_GBps",
-                                             "busbw_GBps",
-                                             "sent_max_rank_B",
-                                             "recv_max_rank_B",
-                                             "sent_total_B",
-                                             "msgs_total",
-                                             "steps",
-                                             "model_sent_max_rank_B",
-                                             "model_recv_max_rank_B",
-                                             "model_sent_total_B",
-                                             "model_msgs_total",
-                                             "model_steps",
-                                             "model_critical_path_B",
-                                             "taught_formula",
-                                             "taught_T_B",
-                                             "wrong",
-                                             "diff_vs_lib",
-                                             "traffic",
-                                             "check",
-                                             "note",
-                                             "host",
-                                             "date",
-                                             "mpi_version",
-                                             "commlab_version",
-                                             "transport"};
-  return cols;
+namespace {
+std::string num(uint64_t v) { return fmt::format("{}", v); }
+std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+template <class T>
+std::string opt(const std::optional<T>& v) {
+  return v ? fmt::format("{}", *v) : "";
+}
+// A traffic figure, counted or modelled; empty where there is none (library rows).
+std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*which,
+                                               uint64_t Traffic::*field) {
+  return [which, field](const Row& r) { return r.*which ? num((*(r.*which)).*field) : ""; };
 }
 
-std::string csv_header() {
-  std::string s;
-  for (const auto& c : csv_columns()) s += (s.empty() ? "" : ",") + c;
-  return s;
+// The schema: each column's name and how a row fills it, in order.
+const std::vector<CsvColumn>& schema() {
+  static const std::vector<CsvColumn> columns{
+      {"program", [](const Row& r) { return csv_text(r.run->program); }},
+      {"algorithm", [](const Row& r) { return csv_text(r.algorithm); }},
+      {"impl", [](const Row& r) { return r.impl; }},
+      {"device", [](const Row& r) { return r.run->device; }},
+      {"dtype", [](const Row& r) { return r.dtype; }},
+      {"op", [](const Row& r) { return r.op; }},
+      {"P", [](const Row& r) { return num(r.run->P); }},
+      {"root", [](const Row& r) { return num(r.run->root); }},
+      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }},
+      {"count", [](const Row& r) { return num(r.count); }},
+      {"bytes", [](const Row& r) { return num(r.bytes); }},
+      {"iters", [](const Row& r) { return num(r.run->iters); }},
+      {"warmup", [](const Row& r) { return num(r.run->warmup); }},
+      {"t_avg_us", [](const Row& r) { return fixed(r.t_avg_us, 3); }},
+      {"t_min_us", [](const Row& r) { return fixed(r.t_min_us, 3); }},
+      {"t_max_us", [](const Row& r) { return fixed(r.t_max_us, 3); }},
+      {"t_median_us", [](const Row& r) { return fixed(r.t_median_us, 3); }},
+      {"algbw_GBps", [](const Row& r) { return fixed(r.algbw_GBps, 6); }},
+      {"busbw_GBps", [](const Row& r) { return fixed(r.busbw_GBps, 6); }},
+      {"sent_max_rank_B", traffic(&Row::counted, &Traffic::sent_max_rank_B)},
+      {"recv_max_rank_B", traffic(&Row::counted, &Traffic::recv_max_rank_B)},
+      {"sent_total_B", traffic(&Row::counted, &Traffic::sent_total_B)},
+      {"msgs_total", traffic(&Row::counted, &Traffic::msgs_total)},
+      {"steps", traffic(&Row::counted, &Traffic::steps)},
+      {"model_sent_max_rank_B", traffic(&Row::model, &Traffic::sent_max_rank_B)},
+      {"model_recv_max_rank_B", traffic(&Row::model, &Traffic::recv_max_rank_B)},
+      {"model_sent_total_B", traffic(&Row::model, &Traffic::sent_total_B)},
+      {"model_msgs_total", traffic(&Row::model, &Traffic::msgs_total)},
+      {"model_steps", traffic(&Row::model, &Traffic::steps)},
+      {"model_critical_path_B", traffic(&Row::model, &Traffic::critical_path_B)},
+      {"taught_formula", [](const Row& r) { return csv_text(r.taught_formula); }},
+      {"taught_T_B", [](const Row& r) { return fixed(r.taught_T_B, 0); }},
+      {"wrong", [](const Row& r) { return opt(r.wrong); }},
+      {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }},
+      {"traffic", [](const Row& r) { return r.traffic; }},
+      {"check", [](const Row& r) { return r.check; }},
+      {"note", [](const Row& r) { return csv_text(r.note); }},
+      {"host", [](const Row& r) { return csv_text(r.run->host); }},
+      {"date", [](const Row& r) { return r.run->date; }},
+      {"mpi_version", [](const Row& r) { return csv_text(r.run->mpi_version); }},
+      {"commlab_version", [](const Row& r) { return csv_text(r.run->commlab_version); }},
+      {"transport", [](const Row& r) { return r.transport; }},
+  };
+  return columns;
 }
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const CsvColumn& c : schema()) v.push_back(c.name);
+    return v;
+  }();
+  return names;
+}
+
+std::string csv_header() { return csv_header(schema()); }
+
+std::string csv_line(const Row& r) { return csv_line(schema(), r); }
 
 std::string csv_text(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
   return q + "\"";
-}
-
-namespace {
-template <class T>
-std::string opt(const std::optional<T>& v) {
-  return v ? fmt::format("{}", *v) : "";
-}
-void add_traffic(std::vector<std::string>& cells, const std::optional<Traffic>& t,
-                 bool with_critical) {
-  auto cell = [&](uint64_t Traffic::*field) {
-    cells.push_back(t ? fmt::format("{}", (*t).*field) : "");
-  };
-  for (auto field : {&Traffic::sent_max_rank_B, &Traffic::recv_max_rank_B, &Traffic::sent_total_B,
-                     &Traffic::msgs_total, &Traffic::steps})
-    cell(field);
-  if (with_critical) cell(&Traffic::critical_path_B);
-}
-}  // namespace
-
-std::string csv_line(const Row& r) {
-  const RunInfo& i = *r.run;
-  std::vector<std::string> c{csv_text(i.program),
-                             csv_text(r.algorithm),
-                             r.impl,
-                             i.device,
-                             r.dtype,
-                             r.op,
-                             fmt::format("{}", i.P),
-                             fmt::format("{}", i.root),
-                             i.in_place ? "1" : "0",
-                             fmt::format("{}", r.count),
-                             fmt::format("{}", r.bytes),
-                             fmt::format("{}", i.iters),
-                             fmt::format("{}", i.warmup)};
-  for (double t : {r.t_avg_us, r.t_min_us, r.t_max_us, r.t_median_us})
-    c.push_back(fmt::format("{:.3f}", t));
-  c.push_back(fmt::format("{:.6f}", r.algbw_GBps));
-  c.push_back(fmt::format("{:.6f}", r.busbw_GBps));
-  add_traffic(c, r.counted, false);
-  add_traffic(c, r.model, true);
-  for (std::string s :
-       {csv_text(r.taught_formula), fmt::format("{:.0f}", r.taught_T_B), opt(r.wrong),
-        opt(r.diff_vs_lib), r.traffic, r.check, csv_text(r.note), csv_text(i.host), i.date,
-        csv_text(i.mpi_version), csv_text(i.commlab_version), r.transport})
-    c.push_back(std::move(s));
-  return fmt::format("{}\n", fmt::join(c, ","));
 }
 
 CsvFile::CsvFile(const std::string& path, const std::string& header, const std::string& flag)

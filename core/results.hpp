@@ -3,6 +3,7 @@
 // so an interrupted run never leaves half a row behind.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,27 @@ struct Row {
   std::string transport = "host";  // GPU data: staged | cuda-aware | nccl
 };
 
+// A CSV schema is one table: each column's name and how a record fills it.
+template <class Record>
+struct Column {
+  const char* name;
+  std::function<std::string(const Record&)> cell;
+};
+using CsvColumn = Column<Row>;
+template <class Record>
+std::string csv_header(const std::vector<Column<Record>>& schema) {
+  std::string s;
+  for (const auto& c : schema) s += (s.empty() ? "" : ",") + std::string(c.name);
+  return s;
+}
+template <class Record>
+std::string csv_line(const std::vector<Column<Record>>& schema, const Record& r) {
+  std::string s;
+  for (const auto& c : schema) s += (s.empty() ? "" : ",") + c.cell(r);
+  return s + "\n";
+}
+
+// The programs' rows.
 const std::vector<std::string>& csv_columns();
 std::string csv_header();
 std::string csv_line(const Row& r);

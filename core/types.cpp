@@ -1,80 +1,50 @@
 #include "types.hpp"
 
-#include "errors.hpp"
+#include "names.hpp"
 
 namespace commlab {
 
+namespace {
+const Names<DType> kDTypes{{DType::int32, "int32"},     {DType::int64, "int64"},
+                           {DType::float32, "float32"}, {DType::float64, "float64"},
+                           {DType::float16, "float16"}, {DType::bfloat16, "bfloat16"}};
+const Names<Op> kOps{{Op::sum, "sum"}, {Op::prod, "prod"}, {Op::max, "max"}, {Op::min, "min"}};
+const Names<Device> kDevices{{Device::host, "host"}, {Device::cuda, "cuda"}};
+const Names<TransportKind> kTransports{{TransportKind::host, "host"},
+                                       {TransportKind::staged, "staged"},
+                                       {TransportKind::cuda_aware, "cuda-aware"},
+                                       {TransportKind::in_process, "in-process"}};
+const Names<Impl> kImpls{{Impl::hand, "hand"}, {Impl::mpi, "mpi"}, {Impl::nccl, "nccl"}};
+
+template <class E>
+std::vector<E> values(const Names<E>& table) {
+  std::vector<E> v;
+  for (const auto& entry : table) v.push_back(entry.first);
+  return v;
+}
+}  // namespace
+
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::int32,   DType::int64,   DType::float32,
-                                    DType::float64, DType::float16, DType::bfloat16};
+  static const std::vector<DType> v = values(kDTypes);
   return v;
 }
 const std::vector<Op>& all_ops() {
-  static const std::vector<Op> v{Op::sum, Op::prod, Op::max, Op::min};
+  static const std::vector<Op> v = values(kOps);
   return v;
 }
 
-std::string name(DType t) {
-  switch (t) {
-    case DType::int32:
-      return "int32";
-    case DType::int64:
-      return "int64";
-    case DType::float32:
-      return "float32";
-    case DType::float16:
-      return "float16";
-    case DType::bfloat16:
-      return "bfloat16";
-    case DType::float64:
-      break;
-  }
-  return "float64";
-}
-
-std::string name(Device d) { return d == Device::host ? "host" : "cuda"; }
-
-std::string name(Transport t) {
-  switch (t) {
-    case Transport::host:
-      return "host";
-    case Transport::staged:
-      return "staged";
-    case Transport::cuda_aware:
-      break;
-  }
-  return "cuda-aware";
-}
-
-std::string name(Op o) {
-  switch (o) {
-    case Op::sum:
-      return "sum";
-    case Op::prod:
-      return "prod";
-    case Op::max:
-      return "max";
-    case Op::min:
-      break;
-  }
-  return "min";
-}
+std::string name(DType t) { return name_in(kDTypes, t); }
+std::string name(Op o) { return name_in(kOps, o); }
+std::string name(Device d) { return name_in(kDevices, d); }
+std::string name(TransportKind t) { return name_in(kTransports, t); }
+std::string name(Impl i) { return name_in(kImpls, i); }
 
 size_t element_size(DType t) {
   return visit_dtype(t, [](auto x) { return sizeof(x); });
 }
 
-DType parse_dtype(const std::string& s) {
-  for (DType t : all_dtypes())
-    if (name(t) == s) return t;
-  throw UsageError("unknown dtype '" + s +
-                   "' (use int32, int64, float32, float64, float16, bfloat16 or all)");
-}
-
-Op parse_op(const std::string& s) {
-  for (Op o : all_ops())
-    if (name(o) == s) return o;
-  throw UsageError("unknown op '" + s + "' (use sum, prod, max, min or all)");
-}
+DType parse_dtype(const std::string& s) { return parse_in(kDTypes, s, "dtype", "all"); }
+Op parse_op(const std::string& s) { return parse_in(kOps, s, "op", "all"); }
+Device parse_device(const std::string& s) { return parse_in(kDevices, s, "device"); }
 
 }  // namespace commlab

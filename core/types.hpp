@@ -13,9 +13,11 @@ namespace commlab {
 enum class DType { int32, int64, float32, float64, float16, bfloat16 };
 enum class Op { sum, prod, max, min };
 enum class Device { host, cuda };  // where buffers live
-// How buffers reach MPI: host memory; GPU memory through pinned host pieces,
-// or straight from the GPU (a CUDA-aware MPI).
-enum class Transport { host, staged, cuda_aware };
+// How buffers travel: MPI on host memory; GPU memory through pinned host
+// pieces, or straight from the GPU (a CUDA-aware MPI); threads of one process.
+enum class TransportKind { host, staged, cuda_aware, in_process };
+// Who wrote what a row measures: this suite (by hand), or a library.
+enum class Impl { hand, mpi, nccl };
 
 const std::vector<DType>& all_dtypes();
 const std::vector<Op>& all_ops();
@@ -24,10 +26,12 @@ std::string name(DType t);
 std::string name(Op o);
 size_t element_size(DType t);
 std::string name(Device d);
-std::string name(Transport t);  // host | staged | cuda-aware
+std::string name(TransportKind t);  // host | staged | cuda-aware | in-process
+std::string name(Impl i);           // hand | mpi | nccl
 
 // Throws UsageError naming the accepted values.
 DType parse_dtype(const std::string& s);
+Device parse_device(const std::string& s);
 Op parse_op(const std::string& s);
 
 // Calls f(T{}) with T the C++ type of `t`: the one switch over dtypes.

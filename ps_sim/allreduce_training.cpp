@@ -4,20 +4,21 @@
 // its own copy of the weights. The ring sends 2(P-1)/P x M bytes per rank.
 #include <mpi.h>
 
-#include "allreduce_algos/allreduce.hpp"
+#include "collectives/collective.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {
 
 Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
   Worker worker(cfg, comm.rank());
+  const CollectiveAlgorithm ring = allreduce_ring_algorithm();
   const size_t n = cfg.shape.params();
   for (int t = 0; t < cfg.iters; ++t) {
     worker.compute(t, st);
     const double t0 = MPI_Wtime();
     if (cfg.mode == Mode::ring)
-      allreduce_ring(
-          {comm, worker.grad.data(), n, Reduction{DType::float32, Op::sum}, 0, comm.memory()});
+      ring.run({comm, worker.grad.data(), worker.grad.data(), n, Reduction{DType::float32, Op::sum},
+                0, comm.memory()});
     else  // counts are int: the model is refused above INT_MAX parameters
       MPI_Allreduce(MPI_IN_PLACE, worker.grad.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
                     comm.mpi());

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <optional>
 
-#include "allreduce_algos/allreduce.hpp"
+#include "collectives/collective.hpp"
 #include "core/bench.hpp"
 #include "core/errors.hpp"
 #include "core/options.hpp"
@@ -34,13 +34,7 @@ struct Settings {
 // a time) may land: float32 rounding, over every iteration.
 constexpr double kTolerance = 1e-4;
 
-const char* kColumns =
-    "program,mode,consistency,tau,P,S,placement,params,model_B,batch,iters,lr,straggler,slowdown,"
-    "t_iter_us,compute_us,push_us,aggregate_us,pull_us,idle_us,server_in_max_B,server_out_max_B,"
-    "worker_in_max_B,worker_out_max_B,rank_out_max_B,exact_max_B,taught_formula,taught_B,traffic,"
-    "loss_first,loss_last,weights_max_rel_diff,staleness_max,staleness_hist,check,note,host,date,"
-    "mpi_version,commlab_version";
-const char* kLossColumns = "mode,consistency,tau,P,S,placement,model_B,iteration,loss";
+int tau(const Config& c) { return c.consistency == Consistency::ssp ? c.tau : 0; }
 
 // Parses argv against a job of `ranks` ranks; UsageError on bad input.
 // Returns false after --help (printed into `help`).
@@ -148,11 +142,7 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
 
 // Empty, or why the buffers would not fit in this node's memory (collective).
 std::string memory_problem(const Settings& s, MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  MPI_Comm_free(&node);
+  const int local = node_rank(comm).size;
   const Config& c = s.cfg;
   // Per rank: weights, gradient and two packed copies (a bsp server keeps
   // P gradients of its shard); rank 0's serial reference: weights, sum, gradient.
@@ -188,12 +178,79 @@ struct Measured {  // per rank, gathered to rank 0
   double worker_in, worker_out, server_in, server_out;
 };
 
-}  // namespace
+// What rank 0 reports of one run: the table's row and the CSV's.
+struct Report {
+  const Config* c = nullptr;
+  std::string mpi, host, date;
+  double t_iter_us = 0, compute_us = 0, push_us = 0, aggregate_us = 0, pull_us = 0, idle_us = 0;
+  // Largest per iteration over the ranks: server in, server out, worker in, worker out, rank out.
+  std::array<std::optional<double>, 5> max_B;
+  std::string formula;  // the taught formula, and which quantity it is
+  double taught_B = 0, exact_B = 0, measured_B = 0;
+  std::string traffic;  // exact | DIFFERS | not counted
+  std::vector<double> loss;
+  std::string weights_diff, staleness_hist, check, note;
+  int staleness_max = 0;
+};
 
-int main(int argc, char** argv) {
-  init_mpi(&argc, &argv);
-  Comm comm(MPI_COMM_WORLD);
-  const int rank = comm.rank();
+// The CSV: each column's name and how a report fills it.
+const std::vector<Column<Report>>& schema() {
+  auto num = [](double v, int digits) { return fmt::format("{:.{}f}", v, digits); };
+  auto bytes = [](int k) {
+    return [k](const Report& r) { return r.max_B[k] ? fmt::format("{:.0f}", *r.max_B[k]) : ""; };
+  };
+  static const std::vector<Column<Report>> columns{
+      {"program", [](const Report&) { return std::string("ps_sim"); }},
+      {"mode", [](const Report& r) { return name(r.c->mode); }},
+      {"consistency", [](const Report& r) { return name(r.c->consistency); }},
+      {"tau", [](const Report& r) { return fmt::format("{}", tau(*r.c)); }},
+      {"P", [](const Report& r) { return fmt::format("{}", r.c->P); }},
+      {"S", [](const Report& r) { return fmt::format("{}", r.c->S); }},
+      {"placement", [](const Report& r) { return r.c->S ? name(r.c->placement) : ""; }},
+      {"params", [](const Report& r) { return fmt::format("{}", r.c->shape.params()); }},
+      {"model_B", [](const Report& r) { return fmt::format("{}", r.c->shape.bytes()); }},
+      {"batch", [](const Report& r) { return fmt::format("{}", r.c->batch); }},
+      {"iters", [](const Report& r) { return fmt::format("{}", r.c->iters); }},
+      {"lr", [](const Report& r) { return fmt::format("{:g}", r.c->lr); }},
+      {"straggler",
+       [](const Report& r) {
+         return r.c->straggler < 0 ? std::string() : fmt::format("{}", r.c->straggler);
+       }},
+      {"slowdown", [](const Report& r) { return fmt::format("{:g}", r.c->slowdown); }},
+      {"t_iter_us", [num](const Report& r) { return num(r.t_iter_us, 1); }},
+      {"compute_us", [num](const Report& r) { return num(r.compute_us, 1); }},
+      {"push_us", [num](const Report& r) { return num(r.push_us, 1); }},
+      {"aggregate_us", [num](const Report& r) { return num(r.aggregate_us, 1); }},
+      {"pull_us", [num](const Report& r) { return num(r.pull_us, 1); }},
+      {"idle_us", [num](const Report& r) { return num(r.idle_us, 1); }},
+      {"server_in_max_B", bytes(0)},
+      {"server_out_max_B", bytes(1)},
+      {"worker_in_max_B", bytes(2)},
+      {"worker_out_max_B", bytes(3)},
+      {"rank_out_max_B", bytes(4)},
+      {"exact_max_B", [num](const Report& r) { return num(r.exact_B, 0); }},
+      {"taught_formula", [](const Report& r) { return csv_text(r.formula); }},
+      {"taught_B", [num](const Report& r) { return num(r.taught_B, 0); }},
+      {"traffic", [](const Report& r) { return r.traffic; }},
+      {"loss_first", [num](const Report& r) { return num(r.loss.front(), 6); }},
+      {"loss_last", [num](const Report& r) { return num(r.loss.back(), 6); }},
+      {"weights_max_rel_diff", [](const Report& r) { return r.weights_diff; }},
+      {"staleness_max", [](const Report& r) { return fmt::format("{}", r.staleness_max); }},
+      {"staleness_hist", [](const Report& r) { return r.staleness_hist; }},
+      {"check", [](const Report& r) { return r.check; }},
+      {"note", [](const Report& r) { return csv_text(r.note); }},
+      {"host", [](const Report& r) { return csv_text(r.host); }},
+      {"date", [](const Report& r) { return r.date; }},
+      {"mpi_version", [](const Report& r) { return csv_text(r.mpi); }},
+      {"commlab_version", [](const Report&) { return csv_text(commlab_version()); }},
+  };
+  return columns;
+}
+const char* kLossColumns = "mode,consistency,tau,P,S,placement,model_B,iteration,loss";
+
+// Flags, memory and output files, checked on every rank alike (exit 2 with
+// one line on bad input). Empty after --help.
+std::optional<Settings> start(Comm& comm, int argc, char** argv, CsvFile& csv, CsvFile& loss_csv) {
   Settings s;
   std::string help, error;
   bool run = true;
@@ -204,43 +261,38 @@ int main(int argc, char** argv) {
   }
   agree_or_exit(comm.mpi(), error);
   if (!run) {
-    if (rank == 0) fmt::print("{}", help);
-    MPI_Finalize();
-    return 0;
+    if (comm.rank() == 0) fmt::print("{}", help);
+    return std::nullopt;
   }
-  const Config& c = s.cfg;
   agree_or_exit(comm.mpi(), memory_problem(s, comm.mpi()));
-  CsvFile csv, loss_csv;
-  if (rank == 0) try {
-      if (!s.csv.empty()) csv = CsvFile(s.csv, kColumns, "--csv");
+  if (comm.rank() == 0) try {
+      if (!s.csv.empty()) csv = CsvFile(s.csv, csv_header(schema()), "--csv");
       if (!s.loss_csv.empty()) loss_csv = CsvFile(s.loss_csv, kLossColumns, "--loss-csv");
     } catch (const UsageError& e) {
       error = e.what();
     }
   agree_or_exit(comm.mpi(), error);
+  return s;
+}
 
-  const std::vector<Shard> shards =
-      c.S ? place(c.placement, c.shape.params(), c.shape.row(), c.S) : std::vector<Shard>{};
-  const std::string mpi = mpi_version(), host = hostname(), date = utc_now();
-  const std::string straggler =
-      c.straggler < 0 ? "" : fmt::format("worker {} x{:g}", c.straggler, c.slowdown);
-  if (rank == 0) {
-    fmt::print("# ps_sim  mode={}  consistency={}{}  P={} workers  S={} servers  placement={}\n",
-               name(c.mode), name(c.consistency),
-               c.consistency == Consistency::ssp ? fmt::format(" tau={}", c.tau) : "", c.P, c.S,
-               c.S ? name(c.placement) : "-");
-    fmt::print(
-        "# model {} x ({} + 1) = {} float32 parameters, {} B; batch {} per worker; {} "
-        "iterations; lr {:g}{}\n",
-        c.shape.classes, c.shape.features, c.shape.params(), c.shape.bytes(), c.batch, c.iters,
-        c.lr, straggler.empty() ? "" : "; straggler " + straggler);
-    fmt::print("# {} on {}, {}, commlab {}\n", mpi, host, date, commlab_version());
-    std::fflush(stdout);
-  }
+void print_heading(const Report& r) {
+  const Config& c = *r.c;
+  fmt::print("# ps_sim  mode={}  consistency={}{}  P={} workers  S={} servers  placement={}\n",
+             name(c.mode), name(c.consistency),
+             c.consistency == Consistency::ssp ? fmt::format(" tau={}", c.tau) : "", c.P, c.S,
+             c.S ? name(c.placement) : "-");
+  fmt::print(
+      "# model {} x ({} + 1) = {} float32 parameters, {} B; batch {} per worker; {} "
+      "iterations; lr {:g}{}\n",
+      c.shape.classes, c.shape.features, c.shape.params(), c.shape.bytes(), c.batch, c.iters, c.lr,
+      c.straggler < 0 ? "" : fmt::format("; straggler worker {} x{:g}", c.straggler, c.slowdown));
+  fmt::print("# {} on {}, {}, commlab {}\n", r.mpi, r.host, r.date, commlab_version());
+  std::fflush(stdout);
+}
 
-  // Train, every rank in its role, counting from here.
-  RankStats st;
-  Packed owned;
+// Every rank in its role, counting from here; the slowest rank's seconds.
+double train(Comm& comm, const Config& c, const std::vector<Shard>& shards, RankStats& st,
+             Packed& owned) {
   MPI_Barrier(comm.mpi());
   comm.reset_counts();
   const double t0 = MPI_Wtime();
@@ -249,230 +301,257 @@ int main(int argc, char** argv) {
             : c.mode == Mode::colocated ? train_colocated(comm, c, shards, st)
                                         : train_allreduce(comm, c, st);
   } catch (const std::exception& e) {  // out of memory on one rank: stop them all
-    fmt::print(stderr, "error: rank {}: {}\n", rank, e.what());
+    fmt::print(stderr, "error: rank {}: {}\n", comm.rank(), e.what());
     std::fflush(stderr);
     MPI_Abort(comm.mpi(), kExitWrong);
   }
   double elapsed = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm.mpi());
+  return elapsed;
+}
 
-  // Traffic: every rank against its exact bytes; the ring against its model.
-  bool worker = c.mode == Mode::ps ? rank >= c.S : true;
-  bool server = c.mode == Mode::ps ? rank < c.S : c.mode == Mode::colocated;
-  std::string traffic = "exact";
+// Every rank against its exact bytes; the ring against its model (collective).
+std::string traffic_verdict(Comm& comm, const Config& c, const std::vector<Shard>& shards,
+                            const RankStats& st) {
   int bad = 0;
-  if (auto want = expected_bytes(c, shards, rank))
+  if (auto want = expected_bytes(c, shards, comm.rank()))
     bad =
         *want != std::array<uint64_t, 4>{st.worker_in, st.worker_out, st.server_in, st.server_out};
   if (c.mode == Mode::ring) {
-    const Traffic m = model_ring(c.P, c.shape.params(), 4);
+    const Traffic m = allreduce_ring_algorithm().model(c.P, c.shape.params(), 4, 0);
     uint64_t most[2] = {st.worker_out, st.worker_in};
     MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_UINT64_T, MPI_MAX, comm.mpi());
     bad = most[0] != m.sent_max_rank_B * c.iters || most[1] != m.recv_max_rank_B * c.iters;
   }
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm.mpi());
-  if (bad) traffic = "DIFFERS";
-  if (c.mode == Mode::mpi) traffic = "not counted";
+  if (c.mode == Mode::mpi) return "not counted";
+  return bad ? "DIFFERS" : "exact";
+}
 
-  // Phases and bytes of every rank, on rank 0.
-  Measured mine{double(worker),
-                double(server),
-                st.compute,
-                st.push,
-                st.wait,
-                st.idle,
-                st.aggregate,
-                st.pull,
-                double(st.worker_in),
-                double(st.worker_out),
-                double(st.server_in),
-                double(st.server_out)};
-  std::vector<Measured> all(rank == 0 ? comm.size() : 0);
-  MPI_Gather(&mine, sizeof mine / sizeof(double), MPI_DOUBLE, all.data(),
-             sizeof mine / sizeof(double), MPI_DOUBLE, 0, comm.mpi());
-  std::vector<double> loss(c.iters, 0.0);
+// What every rank measured, on rank 0 (collective).
+struct Gathered {
+  std::vector<Measured> ranks;
+  std::vector<double> loss;         // per iteration, summed over the workers
+  std::vector<uint64_t> staleness;  // histogram, summed over the servers
+  std::vector<float> weights;       // the final model
+};
+Gathered gather(Comm& comm, const Config& c, const std::vector<Shard>& shards, RankStats& st,
+                const Packed& owned) {
+  const int me = comm.rank();
+  const bool worker = c.mode == Mode::ps ? me >= c.S : true;
+  const bool server = c.mode == Mode::ps ? me < c.S : c.mode == Mode::colocated;
+  const Measured mine{double(worker),
+                      double(server),
+                      st.compute,
+                      st.push,
+                      st.wait,
+                      st.idle,
+                      st.aggregate,
+                      st.pull,
+                      double(st.worker_in),
+                      double(st.worker_out),
+                      double(st.server_in),
+                      double(st.server_out)};
+  const int doubles = sizeof mine / sizeof(double);
+  Gathered g;
+  g.ranks.resize(me == 0 ? comm.size() : 0);
+  MPI_Gather(&mine, doubles, MPI_DOUBLE, g.ranks.data(), doubles, MPI_DOUBLE, 0, comm.mpi());
+  g.loss.assign(c.iters, 0.0);
   st.loss.resize(c.iters, 0.0);
-  MPI_Reduce(st.loss.data(), loss.data(), c.iters, MPI_DOUBLE, MPI_SUM, 0, comm.mpi());
-  std::vector<uint64_t> hist(c.iters, 0);
+  MPI_Reduce(st.loss.data(), g.loss.data(), c.iters, MPI_DOUBLE, MPI_SUM, 0, comm.mpi());
+  g.staleness.assign(c.iters, 0);
   st.staleness.resize(c.iters, 0);
-  MPI_Reduce(st.staleness.data(), hist.data(), c.iters, MPI_UINT64_T, MPI_SUM, 0, comm.mpi());
+  MPI_Reduce(st.staleness.data(), g.staleness.data(), c.iters, MPI_UINT64_T, MPI_SUM, 0,
+             comm.mpi());
 
-  // The final model, shard by shard, on rank 0.
+  // The final model, shard by shard.
   int n = static_cast<int>(owned.size());
   std::vector<int> counts(comm.size()), displs(comm.size());
   MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm.mpi());
   for (int r = 1; r < comm.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<float> packed(rank == 0 ? displs.back() + counts.back() : 0);
+  std::vector<float> packed(me == 0 ? displs.back() + counts.back() : 0);
   MPI_Gatherv(owned.data(), n, MPI_FLOAT, packed.data(), counts.data(), displs.data(), MPI_FLOAT, 0,
               comm.mpi());
+  if (me != 0) return g;
+  g.weights.assign(c.shape.params(), 0.0f);
+  if (c.S == 0)
+    g.weights = packed;
+  else
+    for (int k = 0; k < c.S; ++k) shards[k].unpack(packed.data() + displs[k], g.weights.data());
+  return g;
+}
 
-  int exit_code = 0;
-  if (rank == 0) {
-    std::vector<float> weights(c.shape.params());
-    if (c.S == 0)
-      weights = packed;
-    else
-      for (int k = 0; k < c.S; ++k) shards[k].unpack(packed.data() + displs[k], weights.data());
+// Phases per iteration (means over those who do them) and the busiest rank's bytes.
+void summarize(Report& r, const std::vector<Measured>& ranks, double elapsed) {
+  const Config& c = *r.c;
+  const double it = c.iters, per = 1e6 / it;
+  double compute = 0, push = 0, wait = 0, idle = 0, aggregate = 0, pull = 0, workers = 0,
+         servers = 0;
+  double max_b[5] = {};  // server in, server out, worker in, worker out, rank out
+  for (const Measured& m : ranks) {
+    workers += m.is_worker, servers += m.is_server;
+    compute += m.compute * m.is_worker, push += m.push * m.is_worker;
+    wait += m.wait * m.is_worker, idle += m.idle;
+    aggregate += m.aggregate, pull += m.pull;
+    const double b[5] = {m.server_in, m.server_out, m.worker_in, m.worker_out,
+                         m.worker_out + m.server_out};
+    for (int k = 0; k < 5; ++k) max_b[k] = std::max(max_b[k], b[k] / it);
+  }
+  r.t_iter_us = elapsed * per;
+  r.compute_us = compute * per / workers, r.push_us = push * per / workers;
+  const double doers = servers ? servers : workers;  // who aggregates
+  r.aggregate_us = aggregate * per / doers, r.pull_us = pull * per / doers;
+  // A worker of a dedicated server waits out the server's aggregation and
+  // the pull; what is left of its wait is idle (other workers, staleness gate).
+  r.idle_us = c.mode == Mode::ps ? std::max(0.0, wait * per / workers - r.aggregate_us - r.pull_us)
+              : c.mode == Mode::colocated ? idle * per / workers
+                                          : 0;
+  for (int k = 0; k < 5; ++k)
+    if (k < 2 ? servers > 0 : c.mode != Mode::mpi) r.max_B[k] = max_b[k];
+}
 
-    const double it = c.iters;
-    double compute = 0, push = 0, wait = 0, idle = 0, aggregate = 0, pull = 0, workers = 0,
-           servers = 0;
-    double max_b[5] = {};  // server in, server out, worker in, worker out, rank out
-    for (const Measured& m : all) {
-      workers += m.is_worker, servers += m.is_server;
-      compute += m.compute * m.is_worker, push += m.push * m.is_worker;
-      wait += m.wait * m.is_worker, idle += m.idle;
-      aggregate += m.aggregate, pull += m.pull;
-      const double b[5] = {m.server_in, m.server_out, m.worker_in, m.worker_out,
-                           m.worker_out + m.server_out};
-      for (int k = 0; k < 5; ++k) max_b[k] = std::max(max_b[k], b[k] / it);
+// The taught formula, and the exact bytes of the same quantity.
+void formulas(Report& r, const std::vector<Shard>& shards, int ranks) {
+  const Config& c = *r.c;
+  const double M = double(c.shape.bytes()), it = c.iters;
+  if (c.mode == Mode::ps) {
+    r.formula = c.S == 1 ? "P x model (server out)" : "P x model / S (server out)";
+    r.taught_B = c.P * M / c.S;
+    for (int k = 0; k < ranks; ++k)
+      r.exact_B = std::max(r.exact_B, double((*expected_bytes(c, shards, k))[3]) / it);
+    r.measured_B = r.max_B[1].value_or(0);
+    return;
+  }
+  r.formula = "2(P-1)/P x model (rank out)";
+  r.taught_B = 2.0 * (c.P - 1) / c.P * M;
+  if (c.mode == Mode::colocated)
+    for (int k = 0; k < ranks; ++k) {
+      const auto want = *expected_bytes(c, shards, k);  // worker out + server out
+      r.exact_B = std::max(r.exact_B, double(want[1] + want[3]) / it);
     }
-    const double per = 1e6 / it;
-    compute *= per / workers, push *= per / workers, wait *= per / workers;
-    const double doers = servers ? servers : workers;  // who aggregates
-    aggregate *= per / doers, pull *= per / doers;
-    // A worker of a dedicated server waits out the server's aggregation and
-    // the pull; what is left of its wait is idle (other workers, staleness gate).
-    idle = c.mode == Mode::ps          ? std::max(0.0, wait - aggregate - pull)
-           : c.mode == Mode::colocated ? idle * per / workers
-                                       : 0;
+  else
+    r.exact_B =
+        double(allreduce_ring_algorithm().model(c.P, c.shape.params(), 4, 0).sent_max_rank_B);
+  r.measured_B = r.max_B[4].value_or(0);
+}
 
-    // Taught formula (brief.md) and the exact bytes of the same quantity.
-    const double M = double(c.shape.bytes());
-    std::string formula;
-    double taught = 0, exact = 0, measured = 0;
-    if (c.mode == Mode::ps) {
-      formula = c.S == 1 ? "P x model (server out)" : "P x model / S (server out)";
-      taught = c.P * M / c.S;
-      for (int r = 0; r < comm.size(); ++r)
-        exact = std::max(exact, double((*expected_bytes(c, shards, r))[3]) / it);
-      measured = max_b[1];
-    } else {
-      formula = "2(P-1)/P x model (rank out)";
-      taught = 2.0 * (c.P - 1) / c.P * M;
-      if (c.mode == Mode::colocated)
-        for (int r = 0; r < comm.size(); ++r) {
-          const auto want = *expected_bytes(c, shards, r);  // worker out + server out
-          exact = std::max(exact, double(want[1] + want[3]) / it);
-        }
-      else
-        exact = double(model_ring(c.P, c.shape.params(), 4).sent_max_rank_B);
-      measured = max_b[4];
+// The weights against serial SGD where the run is synchronous, the staleness
+// bound, and the bytes: ok, FAIL with the first reason in the note, or off.
+void judge(Report& r, const Settings& s, const Gathered& g) {
+  const Config& c = *r.c;
+  r.check = s.check ? "ok" : "off";
+  const bool synchronous =
+      c.consistency == Consistency::bsp || (c.consistency == Consistency::ssp && c.tau == 0);
+  const bool same_order =
+      c.consistency == Consistency::bsp && (c.mode == Mode::ps || c.mode == Mode::colocated);
+  for (int k = 0; k < c.iters; ++k)
+    if (g.staleness[k]) r.staleness_max = k;
+  if (s.check && synchronous) {
+    const std::vector<float> ref = train_serial(c);
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      worst = std::max(worst, double(std::fabs(g.weights[i] - ref[i])));
+      scale = std::max(scale, double(std::fabs(ref[i])));
     }
-
-    // Weights against serial SGD where the run is synchronous.
-    std::string check = s.check ? "ok" : "off", note, diff;
-    const bool synchronous =
-        c.consistency == Consistency::bsp || (c.consistency == Consistency::ssp && c.tau == 0);
-    const bool same_order =
-        c.consistency == Consistency::bsp && (c.mode == Mode::ps || c.mode == Mode::colocated);
-    int stalest = 0;
-    for (int k = 0; k < c.iters; ++k)
-      if (hist[k]) stalest = k;
-    if (s.check && synchronous) {
-      const std::vector<float> ref = train_serial(c);
-      double worst = 0, scale = 0;
-      for (size_t i = 0; i < ref.size(); ++i) {
-        worst = std::max(worst, double(std::fabs(weights[i] - ref[i])));
-        scale = std::max(scale, double(std::fabs(ref[i])));
-      }
-      const double rel = scale > 0 ? worst / scale : worst;
-      diff = fmt::format("{:.3g}", rel);
-      if (same_order ? rel != 0 : rel > kTolerance) {
-        check = "FAIL";
-        note = same_order ? fmt::format(
+    const double rel = scale > 0 ? worst / scale : worst;
+    r.weights_diff = fmt::format("{:.3g}", rel);
+    if (same_order ? rel != 0 : rel > kTolerance) {
+      r.check = "FAIL";
+      r.note = same_order ? fmt::format(
                                 "weights differ from serial SGD by {:.3g} (must be equal: "
                                 "the server sums in worker order)",
                                 rel)
                           : fmt::format("weights differ from serial SGD by {:.3g} > {:g}", rel,
                                         kTolerance);
-      }
-    } else if (s.check) {
-      note = name(c.consistency) +
+    }
+  } else if (s.check) {
+    r.note = name(c.consistency) +
              (c.consistency == Consistency::ssp ? fmt::format(" tau={}", c.tau) : "") +
              " is not synchronous: weights not compared with serial SGD";
-    }
-    if (s.check && c.consistency == Consistency::ssp && stalest > c.tau) {
-      check = "FAIL";
-      note = fmt::format("a gradient {} iterations stale, above tau = {}", stalest, c.tau);
-    }
-    if (s.check && traffic == "DIFFERS") {
-      check = "FAIL";
-      note = "counted bytes differ from the exact formula";
-    }
-    std::string hist_text;
-    for (int k = 0; k < c.iters; ++k)
-      if (hist[k]) hist_text += fmt::format("{}{}:{}", hist_text.empty() ? "" : " ", k, hist[k]);
-    for (double& l : loss) l /= double(c.P) * c.batch;
+  }
+  if (s.check && c.consistency == Consistency::ssp && r.staleness_max > c.tau) {
+    r.check = "FAIL";
+    r.note = fmt::format("a gradient {} iterations stale, above tau = {}", r.staleness_max, c.tau);
+  }
+  if (s.check && r.traffic == "DIFFERS") {
+    r.check = "FAIL";
+    r.note = "counted bytes differ from the exact formula";
+  }
+  for (int k = 0; k < c.iters; ++k)
+    if (g.staleness[k])
+      r.staleness_hist +=
+          fmt::format("{}{}:{}", r.staleness_hist.empty() ? "" : " ", k, g.staleness[k]);
+  r.loss = g.loss;
+  for (double& l : r.loss) l /= double(c.P) * c.batch;
+}
 
-    fmt::print(
-        "{:>10} {:>6} {:>3} {:>3} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13} "
-        "{:>13} {:>11} {:>7} {:>7} {:>5}\n",
-        "mode", "cons", "P", "S", "model_B", "iter_us", "compute", "push", "aggreg", "pull", "idle",
-        "measured_B", "exact_B", "traffic", "loss0", "lossN", "check");
-    fmt::print(
-        "{:>10} {:>6} {:>3} {:>3} {:>11} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} "
-        "{:>9.0f} {:>13} {:>13.0f} {:>11} {:>7.4f} {:>7.4f} {:>5}\n",
-        name(c.mode), name(c.consistency), c.P, c.S, c.shape.bytes(), elapsed * per, compute, push,
-        aggregate, pull, idle,
-        c.mode == Mode::mpi ? std::string("-") : fmt::format("{:.0f}", measured), exact, traffic,
-        loss.front(), loss.back(), check);
-    fmt::print("# measured_B: {}, per iteration; taught {:.0f}\n", formula, taught);
-    if (!hist_text.empty())
-      fmt::print("# staleness (iterations: gradients x servers): {}\n", hist_text);
-    if (!diff.empty()) fmt::print("# weights vs serial SGD: max relative difference {}\n", diff);
-    if (!note.empty()) fmt::print("# {}\n", note);
-    std::fflush(stdout);
+void print_row(const Report& r) {
+  const Config& c = *r.c;
+  fmt::print(
+      "{:>10} {:>6} {:>3} {:>3} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13} "
+      "{:>13} {:>11} {:>7} {:>7} {:>5}\n",
+      "mode", "cons", "P", "S", "model_B", "iter_us", "compute", "push", "aggreg", "pull", "idle",
+      "measured_B", "exact_B", "traffic", "loss0", "lossN", "check");
+  fmt::print(
+      "{:>10} {:>6} {:>3} {:>3} {:>11} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>9.0f} "
+      "{:>9.0f} {:>13} {:>13.0f} {:>11} {:>7.4f} {:>7.4f} {:>5}\n",
+      name(c.mode), name(c.consistency), c.P, c.S, c.shape.bytes(), r.t_iter_us, r.compute_us,
+      r.push_us, r.aggregate_us, r.pull_us, r.idle_us,
+      c.mode == Mode::mpi ? std::string("-") : fmt::format("{:.0f}", r.measured_B), r.exact_B,
+      r.traffic, r.loss.front(), r.loss.back(), r.check);
+  fmt::print("# measured_B: {}, per iteration; taught {:.0f}\n", r.formula, r.taught_B);
+  if (!r.staleness_hist.empty())
+    fmt::print("# staleness (iterations: gradients x servers): {}\n", r.staleness_hist);
+  if (!r.weights_diff.empty())
+    fmt::print("# weights vs serial SGD: max relative difference {}\n", r.weights_diff);
+  if (!r.note.empty()) fmt::print("# {}\n", r.note);
+  std::fflush(stdout);
+}
 
-    auto opt_B = [&](double v, bool present) { return present ? fmt::format("{:.0f}", v) : ""; };
-    std::vector<std::string> cells{"ps_sim",
-                                   name(c.mode),
-                                   name(c.consistency),
-                                   fmt::format("{}", c.consistency == Consistency::ssp ? c.tau : 0),
-                                   fmt::format("{}", c.P),
-                                   fmt::format("{}", c.S),
-                                   c.S ? name(c.placement) : "",
-                                   fmt::format("{}", c.shape.params()),
-                                   fmt::format("{}", c.shape.bytes()),
-                                   fmt::format("{}", c.batch),
-                                   fmt::format("{}", c.iters),
-                                   fmt::format("{:g}", c.lr),
-                                   c.straggler < 0 ? "" : fmt::format("{}", c.straggler),
-                                   fmt::format("{:g}", c.slowdown),
-                                   fmt::format("{:.1f}", elapsed * per),
-                                   fmt::format("{:.1f}", compute),
-                                   fmt::format("{:.1f}", push),
-                                   fmt::format("{:.1f}", aggregate),
-                                   fmt::format("{:.1f}", pull),
-                                   fmt::format("{:.1f}", idle),
-                                   opt_B(max_b[0], servers > 0),
-                                   opt_B(max_b[1], servers > 0),
-                                   opt_B(max_b[2], c.mode != Mode::mpi),
-                                   opt_B(max_b[3], c.mode != Mode::mpi),
-                                   opt_B(max_b[4], c.mode != Mode::mpi),
-                                   fmt::format("{:.0f}", exact),
-                                   csv_text(formula),
-                                   fmt::format("{:.0f}", taught),
-                                   traffic,
-                                   fmt::format("{:.6f}", loss.front()),
-                                   fmt::format("{:.6f}", loss.back()),
-                                   diff,
-                                   fmt::format("{}", stalest),
-                                   hist_text,
-                                   check,
-                                   csv_text(note),
-                                   csv_text(host),
-                                   date,
-                                   csv_text(mpi),
-                                   csv_text(commlab_version())};
-    csv.append_lines(fmt::format("{}\n", fmt::join(cells, ",")));
-    std::string lines;
-    for (int k = 0; k < c.iters; ++k)
-      lines += fmt::format("{},{},{},{},{},{},{},{},{:.6f}\n", name(c.mode), name(c.consistency),
-                           c.consistency == Consistency::ssp ? c.tau : 0, c.P, c.S,
-                           c.S ? name(c.placement) : "", c.shape.bytes(), k, loss[k]);
-    loss_csv.append_lines(lines);
-    exit_code = check == "FAIL" ? kExitWrong : 0;
+std::string loss_lines(const Report& r) {
+  const Config& c = *r.c;
+  std::string lines;
+  for (int k = 0; k < c.iters; ++k)
+    lines +=
+        fmt::format("{},{},{},{},{},{},{},{},{:.6f}\n", name(c.mode), name(c.consistency), tau(c),
+                    c.P, c.S, c.S ? name(c.placement) : "", c.shape.bytes(), k, r.loss[k]);
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  init_mpi(&argc, &argv);
+  Comm comm(MPI_COMM_WORLD);
+  CsvFile csv, loss_csv;
+  const std::optional<Settings> s = start(comm, argc, argv, csv, loss_csv);
+  if (!s) {
+    MPI_Finalize();
+    return 0;
+  }
+  const Config& c = s->cfg;
+  const std::vector<Shard> shards =
+      c.S ? place(c.placement, c.shape.params(), c.shape.row(), c.S) : std::vector<Shard>{};
+  Report r;
+  r.c = &c;
+  r.mpi = mpi_version(), r.host = hostname(), r.date = utc_now();
+  if (comm.rank() == 0) print_heading(r);
+
+  RankStats st;
+  Packed owned;
+  const double elapsed = train(comm, c, shards, st, owned);
+  r.traffic = traffic_verdict(comm, c, shards, st);
+  const Gathered g = gather(comm, c, shards, st, owned);
+
+  int exit_code = 0;
+  if (comm.rank() == 0) {
+    summarize(r, g.ranks, elapsed);
+    formulas(r, shards, comm.size());
+    judge(r, *s, g);
+    print_row(r);
+    csv.append_lines(csv_line(schema(), r));
+    loss_csv.append_lines(loss_lines(r));
+    exit_code = r.check == "FAIL" ? kExitWrong : 0;
   }
   MPI_Bcast(&exit_code, 1, MPI_INT, 0, comm.mpi());
   MPI_Finalize();

@@ -4,21 +4,18 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/errors.hpp"
+#include "core/names.hpp"
 #include "core/partition.hpp"
 
 namespace commlab::ps {
 
-Placement parse_placement(const std::string& s) {
-  if (s == "even") return Placement::even;
-  if (s == "uneven") return Placement::uneven;
-  if (s == "hashed") return Placement::hashed;
-  throw UsageError("--placement " + s + ": use even, uneven or hashed");
-}
+namespace {
+const Names<Placement> kPlacements{
+    {Placement::even, "even"}, {Placement::uneven, "uneven"}, {Placement::hashed, "hashed"}};
+}  // namespace
 
-std::string name(Placement p) {
-  return p == Placement::even ? "even" : p == Placement::uneven ? "uneven" : "hashed";
-}
+Placement parse_placement(const std::string& s) { return parse_in(kPlacements, s, "--placement"); }
+std::string name(Placement p) { return name_in(kPlacements, p); }
 
 size_t Shard::count() const {
   size_t n = 0;

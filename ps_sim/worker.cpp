@@ -3,39 +3,23 @@
 #include <chrono>
 #include <thread>
 
-#include "core/errors.hpp"
+#include "core/names.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {
 
-std::string name(Mode m) {
-  switch (m) {
-    case Mode::ps:
-      return "ps";
-    case Mode::colocated:
-      return "colocated";
-    case Mode::ring:
-      return "ring";
-    case Mode::mpi:
-      break;
-  }
-  return "mpi";
-}
+namespace {
+const Names<Mode> kModes{
+    {Mode::ps, "ps"}, {Mode::colocated, "colocated"}, {Mode::ring, "ring"}, {Mode::mpi, "mpi"}};
+const Names<Consistency> kConsistencies{
+    {Consistency::bsp, "bsp"}, {Consistency::ssp, "ssp"}, {Consistency::async, "async"}};
+}  // namespace
 
-std::string name(Consistency c) {
-  return c == Consistency::bsp ? "bsp" : c == Consistency::ssp ? "ssp" : "async";
-}
-
-Mode parse_mode(const std::string& s) {
-  for (Mode m : {Mode::ps, Mode::colocated, Mode::ring, Mode::mpi})
-    if (name(m) == s) return m;
-  throw UsageError("--mode " + s + ": use ps, colocated, ring or mpi");
-}
-
+std::string name(Mode m) { return name_in(kModes, m); }
+std::string name(Consistency c) { return name_in(kConsistencies, c); }
+Mode parse_mode(const std::string& s) { return parse_in(kModes, s, "--mode"); }
 Consistency parse_consistency(const std::string& s) {
-  for (Consistency c : {Consistency::bsp, Consistency::ssp, Consistency::async})
-    if (name(c) == s) return c;
-  throw UsageError("--consistency " + s + ": use bsp, ssp or async");
+  return parse_in(kConsistencies, s, "--consistency");
 }
 
 Worker::Worker(const Config& c, int i)

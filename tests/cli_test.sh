@@ -12,13 +12,25 @@ run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
 # and the ring's schedule names its first step.
 run 4 "$BIN/allreduce_ring" -n 4 --show -i 1 -x 0
 if grep -q "rank 2: \[2 2 2 2\]" "$TMP/out" && grep -q "rank 3: \[6 6 6 6\]" "$TMP/out" \
-   && grep -q "step 0: rank 0 sends chunk 0 (4 B) to rank 1" "$TMP/out" \
-   && grep -q "step 5: rank 3 sends chunk 2 (4 B) to rank 0" "$TMP/out"; then
+   && grep -q "step 0: rank 0 sends chunk 3 (4 B) to rank 1" "$TMP/out" \
+   && grep -q "step 5: rank 3 sends chunk 1 (4 B) to rank 0" "$TMP/out"; then
   ok "--show ring P=4: [r r r r] -> [6 6 6 6] with its schedule"
 else fail "--show ring"; sed 's/^/     | /' "$TMP/out" | head -30; fi
 run 4 "$BIN/allreduce_tree" -n 2 --show -i 1 -x 0 -r 1
 grep -q "rank 0: \[6 6\]" "$TMP/out" && grep -q "step 0: rank 0 sends whole buffer (8 B) to rank 2" "$TMP/out" \
   && ok "--show tree rooted at 1" || fail "--show tree"
+
+# One program runs every all-reduce algorithm beside the library; -a picks
+# some; allreduce_ring is allreduce -a ring under its own name.
+run 3 "$BIN/allreduce" -n 10 -i 1 -x 0
+[ "$(grep -cE ' (master_worker|ring|tree) +hand .* ok *$' "$TMP/out")" = 3 ] \
+  && grep -qE 'MPI_Allreduce +mpi .* ok *$' "$TMP/out" \
+  && ok "allreduce: every algorithm beside MPI_Allreduce" || fail "allreduce"
+run 3 "$BIN/allreduce" -n 10 -i 1 -x 0 -a tree,ring
+[ "$(grep -cE ' hand .* ok *$' "$TMP/out")" = 2 ] && ! grep -q master_worker "$TMP/out" \
+  && ok "allreduce -a tree,ring" || fail "allreduce -a tree,ring"
+run 3 "$BIN/allreduce_ring" -n 10 -i 1 -x 0 -a tree
+refused $? "allreduce_ring -a tree" "allreduce_ring has no such algorithm (choose from ring)"
 
 # Buffers are printed in rank order, never interleaved.
 run 5 "$BIN/allreduce_master_worker" -n 3 --show -i 1 -x 0

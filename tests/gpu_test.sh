@@ -11,8 +11,8 @@
 . "$(dirname "$0")/check_lib.sh"
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
-PROGRAMS=${PROGRAMS:-"allreduce_master_worker allreduce_ring allreduce_tree sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"}
 if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
+PROGRAMS=${PROGRAMS:-$(cat "$BIN/programs.txt")}  # every program, as the build lists them
 if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
   echo "skipped: $(tail -1 "$TMP/probe")"
   exit 77

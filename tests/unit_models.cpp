@@ -1,13 +1,14 @@
 // The traffic models against hand-worked cases; the MPI tests then assert
 // that the counted traffic equals these models exactly.
 #include <catch2/catch.hpp>
+#include <cmath>
 
-#include "allreduce_algos/allreduce.hpp"
+#include "collectives/collective.hpp"
 
 using namespace commlab;
 
 TEST_CASE("ring: each rank sends 2(P-1)/P of the buffer when P divides it") {
-  Traffic t = model_ring(4, 8, 4);  // N = 32 B, chunks of 8 B
+  Traffic t = allreduce_ring_algorithm().model(4, 8, 4, 0);  // N = 32 B, chunks of 8 B
   CHECK(t.sent_max_rank_B == 48);
   CHECK(t.recv_max_rank_B == 48);
   CHECK(t.sent_total_B == 4 * 48);
@@ -17,17 +18,19 @@ TEST_CASE("ring: each rank sends 2(P-1)/P of the buffer when P divides it") {
 }
 
 TEST_CASE("ring: uneven chunks, the busiest rank and the total") {
-  Traffic t = model_ring(4, 5, 1);  // chunks 2 1 1 1; rank r skips chunks r+1 and r+2
+  Traffic t = allreduce_ring_algorithm().model(4, 5, 1,
+                                               0);  // chunks 2 1 1 1; rank r skips chunks r and r+1
   CHECK(t.sent_max_rank_B == 8);
   CHECK(t.sent_total_B == 2 * 3 * 5);
-  Traffic small = model_ring(5, 2, 1);  // fewer elements than ranks: empty chunks still go
+  Traffic small = allreduce_ring_algorithm().model(
+      5, 2, 1, 0);  // fewer elements than ranks: empty chunks still go
   CHECK(small.msgs_total == 5 * 8);
   CHECK(small.sent_total_B == 2 * 4 * 2);
 }
 
 TEST_CASE("ring and tree and master-worker do nothing at P = 1") {
-  for (auto model : {model_ring, model_tree, model_master_worker}) {
-    Traffic t = model(1, 100, 4);
+  for (const auto& algo : make_allreduce()->algorithms) {
+    Traffic t = algo.model(1, 100, 4, 0);
     CHECK(t.sent_total_B == 0);
     CHECK(t.msgs_total == 0);
     CHECK(t.steps == 0);
@@ -35,7 +38,7 @@ TEST_CASE("ring and tree and master-worker do nothing at P = 1") {
 }
 
 TEST_CASE("master-worker: the master receives (P-1)N and sends it back") {
-  Traffic t = model_master_worker(5, 10, 8);  // N = 80 B
+  Traffic t = allreduce_master_worker_algorithm().model(5, 10, 8, 0);  // N = 80 B
   CHECK(t.recv_max_rank_B == 4 * 80);
   CHECK(t.sent_max_rank_B == 4 * 80);
   CHECK(t.sent_total_B == 8 * 80);
@@ -46,31 +49,62 @@ TEST_CASE("master-worker: the master receives (P-1)N and sends it back") {
 TEST_CASE("tree: shape and traffic of binary trees") {
   // P = 7 is a full tree of depth 2: node 1 gets 2 children's sums, sends one
   // up, then gets one and sends two down.
-  Traffic full = model_tree(7, 1, 4);
+  Traffic full = allreduce_tree_algorithm().model(7, 1, 4, 0);
   CHECK(full.steps == 4);
   CHECK(full.sent_max_rank_B == 3 * 4);
   CHECK(full.recv_max_rank_B == 3 * 4);
   CHECK(full.sent_total_B == 2 * 6 * 4);
   CHECK(full.msgs_total == 12);
   // P = 4: root has children 1 and 2, node 1 has child 3.
-  Traffic four = model_tree(4, 1, 4);
+  Traffic four = allreduce_tree_algorithm().model(4, 1, 4, 0);
   CHECK(four.steps == 4);
   CHECK(four.sent_max_rank_B == 2 * 4);
   // P = 8: node 3 has the single child 7, depth 3.
-  CHECK(model_tree(8, 1, 1).steps == 6);
-  CHECK(model_tree(2, 1, 1).steps == 2);
-  CHECK(model_tree(3, 1, 1).steps == 2);
+  CHECK(allreduce_tree_algorithm().model(8, 1, 1, 0).steps == 6);
+  CHECK(allreduce_tree_algorithm().model(2, 1, 1, 0).steps == 2);
+  CHECK(allreduce_tree_algorithm().model(3, 1, 1, 0).steps == 2);
 }
 
-TEST_CASE("taught formulas as brief.md writes them") {
-  const auto& mw = find_allreduce("master_worker");
-  const auto& ring = find_allreduce("ring");
-  const auto& tree = find_allreduce("tree");
+TEST_CASE("taught formulas as the textbooks write them") {
+  const auto op = make_allreduce();
+  const auto& mw = op->algorithm("master_worker");
+  const auto& ring = op->algorithm("ring");
+  const auto& tree = op->algorithm("tree");
   CHECK(mw.taught_T(4, 1000) == 3000);
   CHECK(ring.taught_T(4, 1000) == 1500);
   CHECK(tree.taught_T(8, 1000) == 3000);
   // The ring formula is exactly bytes sent per rank when P divides N.
-  CHECK(ring.taught_T(4, 32) == model_ring(4, 8, 4).sent_max_rank_B);
+  CHECK(ring.taught_T(4, 32) == allreduce_ring_algorithm().model(4, 8, 4, 0).sent_max_rank_B);
   // The master-worker one is the master's reduce phase, half its traffic.
-  CHECK(mw.taught_T(5, 80) * 2 == model_master_worker(5, 10, 8).sent_total_B);
+  CHECK(mw.taught_T(5, 80) * 2 ==
+        allreduce_master_worker_algorithm().model(5, 10, 8, 0).sent_total_B);
+}
+
+// The closed forms of the all-reduce models (what the replayed schedules must
+// agree with): P ranks, N = count x esize bytes, chunks of Partition{count, P}.
+TEST_CASE("replayed all-reduce schedules agree with their closed forms") {
+  for (int P = 1; P <= 33; ++P)
+    for (size_t count : {size_t(0), size_t(1), size_t(P - 1), size_t(P + 1), size_t(1000)}) {
+      const uint64_t es = 4, N = count * es;
+      const Partition chunks{count, P};
+      const uint64_t workers = P - 1;
+      INFO("P = " << P << ", count = " << count);
+      Traffic mw = allreduce_master_worker_algorithm().model(P, count, es, P - 1);
+      CHECK(mw.sent_max_rank_B == (P > 1 ? workers * N : 0));
+      CHECK(mw.sent_total_B == 2 * workers * N);
+      CHECK(mw.critical_path_B == 2 * workers * N);
+      Traffic ring = allreduce_ring_algorithm().model(P, count, es, 0);
+      uint64_t busiest = 0;  // rank r sends every chunk but r, then every chunk but r+1
+      for (int r = 0; r < P && P > 1; ++r)
+        busiest = std::max<uint64_t>(busiest,
+                                     (2 * count - chunks.size(r) - chunks.size((r + 1) % P)) * es);
+      CHECK(ring.sent_max_rank_B == busiest);
+      CHECK(ring.msgs_total == 2 * uint64_t(P) * (P - 1));
+      CHECK(ring.critical_path_B == 2 * uint64_t(P - 1) * chunks.largest() * es);
+      Traffic tree = allreduce_tree_algorithm().model(P, count, es, P / 2);
+      const uint64_t depth = uint64_t(std::floor(std::log2(P)));
+      CHECK(tree.steps == 2 * depth);
+      CHECK(tree.sent_total_B == 2 * workers * N);
+      CHECK(tree.critical_path_B == 2 * depth * N);
+    }
 }

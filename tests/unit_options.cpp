@@ -50,11 +50,11 @@ TEST_CASE("lists and 'all' for dtypes and ops") {
   CHECK_THROWS_WITH(parse({"-o", "avg"}), Catch::Contains("unknown op 'avg'"));
 }
 
-TEST_CASE("--transport: auto leaves the choice to the MPI, the others force it") {
+TEST_CASE("the transport flag: auto leaves the choice to the MPI, the others force it") {
   CHECK_FALSE(parse({}).opts.transport.has_value());
   CHECK_FALSE(parse({"--transport", "auto"}).opts.transport.has_value());
-  CHECK(parse({"--transport", "staged"}).opts.transport == Transport::staged);
-  CHECK(parse({"--transport", "cuda-aware"}).opts.transport == Transport::cuda_aware);
+  CHECK(parse({"--transport", "staged"}).opts.transport == TransportKind::staged);
+  CHECK(parse({"--transport", "cuda-aware"}).opts.transport == TransportKind::cuda_aware);
   CHECK_THROWS_WITH(parse({"--transport", "nvlink"}), Catch::Contains("unknown --transport"));
 }
 

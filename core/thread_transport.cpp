@@ -1,0 +1,214 @@
+#include "thread_transport.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <exception>
+
+namespace commlab {
+
+namespace {
+struct Aborted {};  // another rank failed first: its error is the one to report
+}  // namespace
+
+template <class Ready, class What>
+void ThreadWorld::wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Ready ready,
+                       int rank, What what) {
+  if (ready()) return;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (!ready()) {
+    if (failed_) throw Aborted{};
+    if (cv.wait_until(lock, deadline) == std::cv_status::timeout && !ready())
+      throw Timeout(fmt::format("rank {} of {} waited {} ms for {}: the schedule deadlocks", rank,
+                                P_, timeout_.count(), what()));
+  }
+}
+
+class ThreadTransport : public Transport {
+ public:
+  ThreadTransport(ThreadWorld& w, int rank) : w_(w), me_(rank) {}
+  TransportKind kind() const override { return TransportKind::in_process; }
+  int rank() const override { return me_; }
+  int size() const override { return w_.P_; }
+
+  void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
+                const Landed* landed) override {
+    std::shared_ptr<ThreadWorld::Message> sent;
+    if (to != kNoRank) sent = post(to, s, sbytes);
+    if (from != kNoRank) {
+      if (!recvs_.empty()) throw std::logic_error("a blocking receive while irecvs are pending");
+      take(from, static_cast<char*>(r), rbytes);
+      if (landed) (*landed)(0, rbytes);
+    }
+    // A send alone waits for its receiver; beside a receive it is done once
+    // that is: MPI_Sendrecv cannot deadlock on its own send, and a message
+    // never received is still caught, at the end of the run.
+    if (sent && from == kNoRank) wait_taken(sent);
+  }
+  void isend(int to, const void* buf, size_t bytes) override {
+    sends_.push_back(post(to, buf, bytes));
+  }
+  void irecv(int from, void* buf, size_t bytes) override {
+    recvs_.push_back({from, static_cast<char*>(buf), bytes});
+  }
+  void wait_sends() override {
+    for (auto& m : sends_) wait_taken(m);
+    sends_.clear();
+  }
+  void wait_all() override {
+    for (const Posted& p : recvs_) take(p.from, p.buf, p.bytes);
+    recvs_.clear();
+    wait_sends();
+  }
+  int probe_any() override {
+    std::unique_lock lock(w_.mu_);
+    auto& box = w_.inbox_[me_];
+    w_.wait(
+        lock, box.changed, [&] { return !box.queue.empty(); }, me_,
+        [] { return std::string("a message from any rank"); });
+    return box.queue.front()->from;
+  }
+  std::vector<std::vector<uint64_t>> allgather(const std::vector<uint64_t>& mine) override {
+    std::unique_lock lock(w_.mu_);
+    const uint64_t round = w_.round_;
+    w_.slots_[me_] = mine;
+    if (++w_.arrived_ == w_.P_) {
+      w_.gathered_ = w_.slots_;
+      w_.arrived_ = 0;
+      ++w_.round_;
+      w_.round_done_.notify_all();
+    } else {
+      w_.wait(
+          lock, w_.round_done_, [&] { return w_.round_ != round; }, me_,
+          [] { return std::string("every rank to reach the same collective"); });
+    }
+    return w_.gathered_;
+  }
+
+ private:
+  std::shared_ptr<ThreadWorld::Message> post(int to, const void* buf, size_t bytes) {
+    if (to < 0 || to >= w_.P_) throw std::logic_error(fmt::format("rank {} sends to {}", me_, to));
+    auto m = std::make_shared<ThreadWorld::Message>();
+    m->from = me_;
+    m->data.assign(static_cast<const char*>(buf), static_cast<const char*>(buf) + bytes);
+    std::lock_guard lock(w_.mu_);
+    w_.inbox_[to].queue.push_back(m);
+    w_.inbox_[to].changed.notify_all();
+    return m;
+  }
+  // The next message from `from`, which must be `bytes` long (every schedule knows its sizes).
+  void take(int from, char* buf, size_t bytes) {
+    std::shared_ptr<ThreadWorld::Message> m;
+    {
+      std::unique_lock lock(w_.mu_);
+      auto& q = w_.inbox_[me_].queue;
+      auto first = [&] {
+        for (auto it = q.begin(); it != q.end(); ++it)
+          if ((*it)->from == from) return it;
+        return q.end();
+      };
+      w_.wait(
+          lock, w_.inbox_[me_].changed, [&] { return first() != q.end(); }, me_,
+          [&] { return fmt::format("{} bytes from rank {}", bytes, from); });
+      auto it = first();
+      m = *it;
+      q.erase(it);
+      m->taken = true;
+      w_.inbox_[from].changed.notify_all();
+    }
+    if (m->data.size() != bytes)
+      throw std::logic_error(fmt::format("rank {} expected {} bytes from rank {}, got {}", me_,
+                                         bytes, from, m->data.size()));
+    if (bytes) std::memcpy(buf, m->data.data(), bytes);
+  }
+  void wait_taken(const std::shared_ptr<ThreadWorld::Message>& m) {
+    std::unique_lock lock(w_.mu_);
+    w_.wait(
+        lock, w_.inbox_[me_].changed, [&] { return m->taken; }, me_,
+        [&] { return fmt::format("its message of {} bytes to be received", m->data.size()); });
+  }
+
+  ThreadWorld& w_;
+  const int me_;
+  struct Posted {
+    int from;
+    char* buf;
+    size_t bytes;
+  };
+  std::vector<Posted> recvs_;
+  std::vector<std::shared_ptr<ThreadWorld::Message>> sends_;
+};
+
+ThreadWorld::ThreadWorld(int P, std::chrono::milliseconds timeout)
+    : P_(P), timeout_(timeout), inbox_(P), slots_(P), errors_(P) {
+  threads_.reserve(P);
+  for (int r = 0; r < P; ++r) threads_.emplace_back([this, r] { serve(r); });
+}
+
+ThreadWorld::~ThreadWorld() {
+  {
+    std::lock_guard lock(run_mu_);
+    ending_ = true;
+  }
+  run_started_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ThreadWorld::serve(int rank) {
+  uint64_t done = 0;  // runs this thread has served
+  for (;;) {
+    const std::function<void(Transport&)>* body;
+    {
+      std::unique_lock lock(run_mu_);
+      run_started_.wait(lock, [&] { return ending_ || run_index_ != done; });
+      if (ending_) return;
+      body = body_;
+      done = run_index_;
+    }
+    ThreadTransport t(*this, rank);
+    try {
+      (*body)(t);
+    } catch (const Aborted&) {
+    } catch (...) {
+      errors_[rank] = std::current_exception();
+      std::lock_guard lock(mu_);
+      failed_ = true;  // wake every waiting rank, so it stops
+      for (Inbox& box : inbox_) box.changed.notify_all();
+      round_done_.notify_all();
+    }
+    std::lock_guard lock(run_mu_);
+    if (++finished_ == P_) run_finished_.notify_all();
+  }
+}
+
+void ThreadWorld::run(const std::function<void(Transport&)>& body) {
+  {
+    std::unique_lock lock(run_mu_);
+    body_ = &body;
+    finished_ = 0;
+    ++run_index_;
+    run_started_.notify_all();
+    run_finished_.wait(lock, [&] { return finished_ == P_; });
+  }
+  std::vector<std::exception_ptr> errors(P_);
+  errors.swap(errors_);
+  const bool failed = failed_;
+  failed_ = false;
+  arrived_ = 0;
+  for (auto& e : errors)
+    if (e) {
+      for (Inbox& box : inbox_) box.queue.clear();
+      std::rethrow_exception(e);
+    }
+  if (failed) throw std::logic_error("a rank stopped without an error");
+  for (int r = 0; r < P_; ++r)
+    if (!inbox_[r].queue.empty()) {
+      auto n = inbox_[r].queue.size();
+      int from = inbox_[r].queue.front()->from;
+      for (Inbox& box : inbox_) box.queue.clear();
+      throw std::logic_error(
+          fmt::format("rank {} left {} message(s) unreceived, the first from rank {}", r, n, from));
+    }
+}
+
+}  // namespace commlab

@@ -1,0 +1,64 @@
+// How bytes travel between ranks, underneath the counting. Comm (comm.hpp)
+// counts and labels every message once; a Transport only moves bytes. There
+// are four, and the algorithms cannot tell them apart:
+//
+//   MPI on host buffers, MPI reading GPU memory itself (CUDA-aware),
+//   GPU memory staged through pinned host pieces     mpi_transport.cpp
+//   ranks as threads of one process (the tests)       thread_transport.cpp
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memory.hpp"
+#include "types.hpp"
+
+namespace commlab {
+
+constexpr int kNoRank = -1;  // the side of an exchange that is not taken
+
+// Told as each piece of a received message lands: its bytes [offset, offset + len).
+using Landed = std::function<void(size_t offset, size_t len)>;
+
+// A wait that ran past its limit (the in-process transport): a schedule that deadlocks.
+struct Timeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual TransportKind kind() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Blocking: send sbytes to `to` and receive rbytes from `from` at once;
+  // either side may be kNoRank. `landed`, if given, sees each received piece
+  // (a reducing step folds it in while the next is in flight).
+  virtual void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
+                        const Landed* landed) = 0;
+  // Non-blocking: completed by wait_all(), the sends alone by wait_sends().
+  virtual void isend(int to, const void* buf, size_t bytes) = 0;
+  virtual void irecv(int from, void* buf, size_t bytes) = 0;
+  virtual void wait_sends() = 0;
+  virtual void wait_all() = 0;
+  // Blocks until a message from any rank is ready; returns its sender.
+  virtual int probe_any() = 0;
+
+  // Every rank's list, in rank order, on every rank (collective). Counting
+  // and --show gather through this.
+  virtual std::vector<std::vector<uint64_t>> allgather(const std::vector<uint64_t>& mine) = 0;
+  // The MPI communicator underneath, for library calls; MPI_COMM_NULL if none.
+  virtual MPI_Comm mpi() const { return MPI_COMM_NULL; }
+};
+
+// The MPI transport of this kind over `comm`, its buffers in `mem`.
+std::unique_ptr<Transport> make_mpi_transport(MPI_Comm comm, TransportKind kind, Memory& mem);
+
+}  // namespace commlab
