@@ -134,6 +134,7 @@ echo "== $OUT: $(grep -c '	ok	' "$OUT/cells.tsv") cells ok, $failed failed in th
 if [ -n "$final" ]; then
   if [ $failed = 0 ]; then
     rm -rf "$final" && mv "$OUT" "$final" && echo "== wrote $final"
+    "$BIN/report" "$final" >/dev/null  # again, so that it names the folder it is in
   else
     echo "== $final left as it was; this sweep's results are in $OUT"
   fi

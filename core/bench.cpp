@@ -11,9 +11,6 @@
 #include "errors.hpp"
 #include "reduce.hpp"
 
-#ifndef COMMLAB_VERSION
-#define COMMLAB_VERSION "unknown"
-#endif
 
 namespace commlab {
 
@@ -38,7 +35,6 @@ std::string hostname() {
   return buf;
 }
 
-std::string commlab_version() { return COMMLAB_VERSION; }
 
 namespace {
 
@@ -117,7 +113,9 @@ std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
   for (DType t : o.dtypes)
     for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
   const int local = node_rank(comm).size;
-  const double GiB = 1 << 30, need = buffers * most * local;
+  // On GPUs the host holds at most the library call's two page-locked copies (LibraryStaging).
+  const double host_buffers = o.device == Device::cuda ? std::min(buffers, 2.0) : buffers;
+  const double GiB = 1 << 30, need = host_buffers * most * local;
   const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (need > 0.9 * have)
     return fmt::format(
