@@ -2,15 +2,16 @@
 // the ring reduce-scatter followed by the ring all-gather (collectives/ring.cpp,
 // which draws both step by step at P = 4):
 //
-//   steps 0 .. P-2       reduce-scatter: rank r sends chunk (r-s-1) mod P to
-//                        the right and folds chunk (r-s-2) mod P from the left
-//                        into its own; then rank r holds chunk r reduced
-//   steps P-1 .. 2P-3    all-gather: rank r sends chunk (r-s) mod P, stores
-//                        chunk (r-s-1) mod P
+//   reduce-scatter, steps s = 0 .. P-2: rank r sends chunk (r-s-1) mod P to
+//     the right and folds chunk (r-s-2) mod P from the left into its own;
+//     then rank r holds chunk r reduced over every rank
+//   all-gather, steps P-1+s for s = 0 .. P-2: rank r sends chunk (r-s) mod P
+//     to the right and stores chunk (r-s-1) mod P from the left
 //
-// Every rank sends 2(P-1) chunks, 2(P-1)/P of the buffer, whatever P is; with
-// count < P the empty chunks travel as zero-byte messages. Send and receive go
-// together (sendrecv), so no size can deadlock the ring.
+// Every rank sends 2(P-1) chunks: 2(P-1)/P of the buffer when P divides the
+// count, whatever P is. With count < P the empty chunks travel as zero-byte
+// messages. Send and receive go together (sendrecv), so no size can
+// deadlock the ring.
 #include "collectives/collective.hpp"
 
 namespace commlab {

@@ -20,11 +20,15 @@ void bcast_binomial(const CollectiveJob& job) {
   }
 }
 
-Traffic model_bcast_binomial(int P, size_t count, size_t esize, int root) {
-  Tally t(P);
+void tally_bcast_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step) {
   for (int k = 0, d = 1; d < P; ++k, d *= 2)
     for (int v = 0; v < d && v + d < P; ++v)
-      t.message(k, (v + root) % P, (v + d + root) % P, count * esize);
+      t.message(first_step + k, (v + root) % P, (v + d + root) % P, count * esize);
+}
+
+Traffic model_bcast_binomial(int P, size_t count, size_t esize, int root) {
+  Tally t(P);
+  tally_bcast_binomial(t, P, count, esize, root, 0);
   return t.traffic();
 }
 

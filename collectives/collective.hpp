@@ -223,6 +223,8 @@ Traffic model_barrier_linear(int P, size_t count, size_t esize, int root);
 Traffic model_barrier_dissemination(int P, size_t count, size_t esize, int root);
 std::string remark_allgather_recursive_doubling(int P);
 void tally_scatter_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
+void tally_reduce_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
+void tally_bcast_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
 
 // The ring (ring.cpp): one chunk numbering for every ring algorithm.
 struct Ring {
@@ -240,6 +242,22 @@ void ring_reduce_scatter(Comm& comm, const Chunks& work, const Reduction& red, M
 void ring_allgather(Comm& comm, const Chunks& buffer, int first_step);
 void tally_ring_reduce_scatter(Tally& t, const Partition& parts, size_t esize, int first_step);
 void tally_ring_allgather(Tally& t, const Partition& parts, size_t esize, int first_step);
+
+// fold.cpp: Rabenseifner's fold of P ranks onto p2, the largest power of two
+// <= P, for the algorithms that need one: ranks 2i and 2i+1 (i < extra =
+// P - p2) pair up, 2i's data folded into 2i+1 at step 0 and the result sent
+// back at the end; the p2 ranks left are virtual ranks 0 .. p2-1.
+struct PowerOfTwoFold {
+  explicit PowerOfTwoFold(int P);
+  int P, p2, extra;
+  int virtual_rank(int r) const;  // -1 for a rank folded away
+  int real_rank(int v) const;
+  int first_step() const { return extra ? 1 : 0; }  // the virtual ranks' first step
+  void fold_in(const CollectiveJob& job, char* data, size_t bytes) const;  // step 0
+  void fold_out(const CollectiveJob& job, char* data, size_t bytes, int step) const;
+  void tally_in(Tally& t, uint64_t bytes) const;
+  void tally_out(Tally& t, uint64_t bytes, int step) const;
+};
 
 // An all-reduce's one buffer: `out`, holding this rank's input (copied there
 // unless in place), reduced over every rank once the algorithm is done.

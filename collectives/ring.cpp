@@ -20,7 +20,8 @@
 //   s = 1    2             3             0             1
 //   s = 2    1             2             3             0
 //
-// Each half is P-1 steps in which every rank sends N minus one chunk. With
+// Each half is P-1 steps in which every rank sends the whole buffer but one
+// chunk. With
 // count < P some chunks are empty: they still travel, as zero-byte messages,
 // so every step keeps its shape.
 #include "collective.hpp"

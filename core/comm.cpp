@@ -1,6 +1,7 @@
 #include "comm.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
@@ -22,10 +23,11 @@ Comm::Comm(MPI_Comm comm)
 Comm::Comm(Transport& transport, Memory& mem) : mem_(&mem), t_(&transport) {}
 
 void Comm::use(Memory& mem, TransportKind kind) {
-  mem_ = &mem;
-  if (kind == t_->kind()) return;
+  if (!owned_) throw std::logic_error("Comm::use: only a Comm over MPI changes its transport");
+  // A new transport even for the same kind: an MPI transport keeps the Memory it syncs.
   owned_ = make_mpi_transport(t_->mpi(), kind, mem);
   t_ = owned_.get();
+  mem_ = &mem;
 }
 
 void Comm::count_send(int to, size_t bytes, Step step) {

@@ -94,7 +94,7 @@ class Comm {
   void reset_counts();
   Traffic gather_counts() const;
   void set_tracing(bool on) { tracing_ = on; }   // reset_counts() clears the trace
-  std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on rank 0
+  std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on every rank
 
  private:
   void count_send(int to, size_t bytes, Step step);

@@ -45,9 +45,12 @@ class MpiTransport : public Transport {
     for (size_t k = 0; k < std::max(ns, nr); ++k) {
       const size_t at = k * kPiece;
       const int slen = piece_len(sbytes, kPiece, k), rlen = piece_len(rbytes, kPiece, k);
-      MPI_Sendrecv(static_cast<const char*>(s) + at, k < ns ? slen : 0, MPI_BYTE,
-                   k < ns ? to : MPI_PROC_NULL, kTag, static_cast<char*>(r) + at, k < nr ? rlen : 0,
-                   MPI_BYTE, k < nr ? from : MPI_PROC_NULL, kTag, comm_, MPI_STATUS_IGNORE);
+      // A side with no piece k left takes part as MPI_PROC_NULL (and no pointer past its buffer).
+      const char* sp = k < ns ? static_cast<const char*>(s) + at : nullptr;
+      char* rp = k < nr ? static_cast<char*>(r) + at : nullptr;
+      MPI_Sendrecv(sp, k < ns ? slen : 0, MPI_BYTE, k < ns ? to : MPI_PROC_NULL, kTag, rp,
+                   k < nr ? rlen : 0, MPI_BYTE, k < nr ? from : MPI_PROC_NULL, kTag, comm_,
+                   MPI_STATUS_IGNORE);
       if (k < nr && landed) (*landed)(at, rlen);
     }
   }

@@ -45,13 +45,13 @@ using CsvColumn = Column<Row>;
 template <class Record>
 std::string csv_header(const std::vector<Column<Record>>& schema) {
   std::string s;
-  for (const auto& c : schema) s += (s.empty() ? "" : ",") + std::string(c.name);
+  for (size_t i = 0; i < schema.size(); ++i) s += (i ? "," : "") + std::string(schema[i].name);
   return s;
 }
 template <class Record>
 std::string csv_line(const std::vector<Column<Record>>& schema, const Record& r) {
   std::string s;
-  for (const auto& c : schema) s += (s.empty() ? "" : ",") + c.cell(r);
+  for (size_t i = 0; i < schema.size(); ++i) s += (i ? "," : "") + schema[i].cell(r);
   return s + "\n";
 }
 

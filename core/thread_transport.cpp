@@ -9,6 +9,14 @@ namespace commlab {
 
 namespace {
 struct Aborted {};  // another rank failed first: its error is the one to report
+
+// The first entry of a queue of messages or receives that is from `from`.
+template <class Queue>
+typename Queue::iterator first_from(Queue& q, int from) {
+  auto it = q.begin();
+  while (it != q.end() && (*it)->from != from) ++it;
+  return it;
+}
 }  // namespace
 
 template <class Ready, class What>
@@ -41,22 +49,42 @@ class ThreadTransport : public Transport {
       if (landed) (*landed)(0, rbytes);
     }
     // A send alone waits for its receiver; beside a receive it is done once
-    // that is: MPI_Sendrecv cannot deadlock on its own send, and a message
-    // never received is still caught, at the end of the run.
+    // that is (a message never received is still caught, at the end of the run).
     if (sent && from == kNoRank) wait_taken(sent);
   }
   void isend(int to, const void* buf, size_t bytes) override {
     sends_.push_back(post(to, buf, bytes));
   }
+  // The first message from `from` already here, or else posted for post() to fill.
   void irecv(int from, void* buf, size_t bytes) override {
-    recvs_.push_back({from, static_cast<char*>(buf), bytes});
+    check_rank(from);
+    auto p = std::make_shared<ThreadWorld::Posted>();
+    p->from = from, p->buf = static_cast<char*>(buf), p->bytes = bytes;
+    std::lock_guard lock(w_.mu_);
+    auto& box = w_.inbox_[me_];
+    auto it = first_from(box.queue, from);
+    if (it == box.queue.end()) {
+      box.posted.push_back(p);
+    } else {
+      fill(*p, **it, me_);
+      box.queue.erase(it);
+    }
+    recvs_.push_back(p);
   }
   void wait_sends() override {
     for (auto& m : sends_) wait_taken(m);
     sends_.clear();
   }
   void wait_all() override {
-    for (const Posted& p : recvs_) take(p.from, p.buf, p.bytes);
+    {
+      std::unique_lock lock(w_.mu_);
+      for (const auto& p : recvs_) {
+        w_.wait(
+            lock, w_.inbox_[me_].changed, [&] { return p->filled; }, me_,
+            [&] { return fmt::format("{} bytes from rank {}", p->bytes, p->from); });
+        if (!p->error.empty()) throw std::logic_error(p->error);
+      }
+    }
     recvs_.clear();
     wait_sends();
   }
@@ -86,18 +114,41 @@ class ThreadTransport : public Transport {
   }
 
  private:
+  void check_rank(int r) const {
+    if (r < 0 || r >= w_.P_)
+      throw std::logic_error(fmt::format("rank {} of {} names rank {}", me_, w_.P_, r));
+  }
+  // Rank `receiver`'s posted receive gets message m (taken from here on).
+  void fill(ThreadWorld::Posted& p, ThreadWorld::Message& m, int receiver) {
+    if (m.data.size() != p.bytes)
+      p.error = fmt::format("rank {} expected {} bytes from rank {}, got {}", receiver, p.bytes,
+                            m.from, m.data.size());
+    else if (p.bytes)
+      std::memcpy(p.buf, m.data.data(), p.bytes);
+    p.filled = m.taken = true;
+    w_.inbox_[m.from].changed.notify_all();
+  }
+  // Into the first receive `to` posted for this rank, or else its inbox.
   std::shared_ptr<ThreadWorld::Message> post(int to, const void* buf, size_t bytes) {
-    if (to < 0 || to >= w_.P_) throw std::logic_error(fmt::format("rank {} sends to {}", me_, to));
+    check_rank(to);
     auto m = std::make_shared<ThreadWorld::Message>();
     m->from = me_;
     m->data.assign(static_cast<const char*>(buf), static_cast<const char*>(buf) + bytes);
     std::lock_guard lock(w_.mu_);
-    w_.inbox_[to].queue.push_back(m);
-    w_.inbox_[to].changed.notify_all();
+    auto& box = w_.inbox_[to];
+    auto it = first_from(box.posted, me_);
+    if (it == box.posted.end()) {
+      box.queue.push_back(m);
+    } else {
+      fill(**it, *m, to);
+      box.posted.erase(it);
+    }
+    box.changed.notify_all();
     return m;
   }
   // The next message from `from`, which must be `bytes` long (every schedule knows its sizes).
   void take(int from, char* buf, size_t bytes) {
+    check_rank(from);
     std::shared_ptr<ThreadWorld::Message> m;
     {
       std::unique_lock lock(w_.mu_);
@@ -130,12 +181,7 @@ class ThreadTransport : public Transport {
 
   ThreadWorld& w_;
   const int me_;
-  struct Posted {
-    int from;
-    char* buf;
-    size_t bytes;
-  };
-  std::vector<Posted> recvs_;
+  std::vector<std::shared_ptr<ThreadWorld::Posted>> recvs_;  // this rank's, until wait_all
   std::vector<std::shared_ptr<ThreadWorld::Message>> sends_;
 };
 
@@ -195,20 +241,29 @@ void ThreadWorld::run(const std::function<void(Transport&)>& body) {
   const bool failed = failed_;
   failed_ = false;
   arrived_ = 0;
+  auto clear = [this] {
+    for (Inbox& box : inbox_) box.queue.clear(), box.posted.clear();
+  };
   for (auto& e : errors)
     if (e) {
-      for (Inbox& box : inbox_) box.queue.clear();
+      clear();
       std::rethrow_exception(e);
     }
   if (failed) throw std::logic_error("a rank stopped without an error");
-  for (int r = 0; r < P_; ++r)
-    if (!inbox_[r].queue.empty()) {
-      auto n = inbox_[r].queue.size();
-      int from = inbox_[r].queue.front()->from;
-      for (Inbox& box : inbox_) box.queue.clear();
-      throw std::logic_error(
-          fmt::format("rank {} left {} message(s) unreceived, the first from rank {}", r, n, from));
+  for (int r = 0; r < P_; ++r) {
+    const Inbox& box = inbox_[r];
+    std::string left;
+    if (!box.queue.empty())
+      left = fmt::format("rank {} left {} message(s) unreceived, the first from rank {}", r,
+                         box.queue.size(), box.queue.front()->from);
+    else if (!box.posted.empty())
+      left = fmt::format("rank {} posted a receive from rank {} that nobody sent", r,
+                         box.posted.front()->from);
+    if (!left.empty()) {
+      clear();
+      throw std::logic_error(left);
     }
+  }
 }
 
 }  // namespace commlab

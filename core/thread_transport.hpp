@@ -1,14 +1,14 @@
 // Ranks as threads of one process, the way Gloo tests its algorithms: every
 // schedule at any P in a fraction of a second, without mpirun.
 //
-// Messages are copied into the receiver's inbox and matched in order per
-// sender, as MPI matches them. A blocking send, and the wait for an isend,
-// return only once the receiver has taken the message (MPI_Ssend's rule,
-// which MPI may apply to any large message), so a schedule that would
-// deadlock under MPI deadlocks here too, at every size. Every wait has a
-// deadline: past it, the run fails naming the rank and what it waited for,
-// instead of hanging. A message still unreceived when the run ends is an
-// error too.
+// Messages are matched in order per sender, as MPI matches them: straight
+// into a posted irecv, or else copied into the receiver's inbox. A blocking send, and the wait for
+// an isend, return only once the receiver has taken the message (MPI_Ssend's rule, which MPI may
+// apply to any large message), so a schedule that would deadlock under MPI that way deadlocks here
+// too, at every size. (The send half of a sendrecv does not wait: a message never received is
+// caught at the end of the run instead.) Every wait has a deadline: past it, the run fails naming
+// the rank and what it waited for, instead of hanging. A message still unreceived when the run ends
+// is an error too.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -34,8 +34,8 @@ class ThreadWorld {
   int size() const { return P_; }
 
   // Runs body(this rank's transport) on the P threads at once. Rethrows the
-  // first error of any rank (the others stop waiting at once); a message left
-  // unreceived at the end is an error too.
+  // error of the lowest rank that failed (the others stop waiting at once);
+  // a message left unreceived at the end is an error too.
   void run(const std::function<void(Transport&)>& body);
 
  private:
@@ -47,8 +47,16 @@ class ThreadWorld {
     std::vector<char> data;
     bool taken = false;
   };
+  struct Posted {  // an irecv not yet matched, or matched and filled
+    int from = 0;
+    char* buf = nullptr;
+    size_t bytes = 0;
+    bool filled = false;
+    std::string error;  // a message of another size
+  };
   struct Inbox {
-    std::deque<std::shared_ptr<Message>> queue;
+    std::deque<std::shared_ptr<Message>> queue;  // arrived before a receive was posted
+    std::deque<std::shared_ptr<Posted>> posted;  // irecvs waiting for their message
     std::condition_variable changed;  // a message arrived here, or one this rank sent was taken
   };
   // Waits on cv until ready(): Timeout past the deadline (saying what(), the

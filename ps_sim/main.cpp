@@ -398,12 +398,13 @@ void summarize(Report& r, const std::vector<Measured>& ranks, double elapsed) {
     for (int k = 0; k < 5; ++k) max_b[k] = std::max(max_b[k], b[k] / it);
   }
   r.t_iter_us = elapsed * per;
-  r.compute_us = compute * per / workers, r.push_us = push * per / workers;
+  r.compute_us = compute * (per / workers), r.push_us = push * (per / workers);
   const double doers = servers ? servers : workers;  // who aggregates
-  r.aggregate_us = aggregate * per / doers, r.pull_us = pull * per / doers;
+  r.aggregate_us = aggregate * (per / doers), r.pull_us = pull * (per / doers);
   // A worker of a dedicated server waits out the server's aggregation and
   // the pull; what is left of its wait is idle (other workers, staleness gate).
-  r.idle_us = c.mode == Mode::ps ? std::max(0.0, wait * per / workers - r.aggregate_us - r.pull_us)
+  r.idle_us = c.mode == Mode::ps
+                  ? std::max(0.0, wait * (per / workers) - r.aggregate_us - r.pull_us)
               : c.mode == Mode::colocated ? idle * per / workers
                                           : 0;
   for (int k = 0; k < 5; ++k)

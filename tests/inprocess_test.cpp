@@ -177,6 +177,30 @@ TEST_CASE("in-process: a schedule that deadlocks fails naming the rank, in time"
   CHECK_NOTHROW(pair.run(safe));
 }
 
+TEST_CASE("in-process: a posted irecv lets a send to it finish, as under MPI") {
+  ThreadWorld world(2, std::chrono::milliseconds(200));
+  auto swap = [](Transport& t) {  // ps_sim's colocated servers do this
+    char out = char('a' + t.rank()), in = 0;
+    t.irecv(1 - t.rank(), &in, 1);
+    t.isend(1 - t.rank(), &out, 1);
+    t.wait_sends();
+    t.wait_all();
+    if (in != char('a' + 1 - t.rank())) throw std::runtime_error("wrong byte");
+  };
+  CHECK_NOTHROW(world.run(swap));
+  auto nobody = [](Transport& t) {
+    char in = 0;
+    if (t.rank() == 0) t.irecv(1, &in, 1);  // never sent, never waited for
+  };
+  CHECK_THROWS_WITH(world.run(nobody), Catch::Contains("that nobody sent"));
+  auto wrong_size = [](Transport& t) {
+    char buf[2] = {};
+    if (t.rank() == 0) t.irecv(1, buf, 2), t.wait_all();
+    if (t.rank() == 1) t.isend(0, buf, 1), t.wait_sends();
+  };
+  CHECK_THROWS_WITH(world.run(wrong_size), Catch::Contains("expected 2 bytes from rank 1, got 1"));
+}
+
 TEST_CASE("in-process: a message nobody receives is an error") {
   ThreadWorld world(2, std::chrono::milliseconds(200));
   auto stray = [](Transport& t) {

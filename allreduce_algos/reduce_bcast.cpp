@@ -1,0 +1,56 @@
+// Reduce, then broadcast, both down binomial trees: the textbook tree
+// all-reduce (the pair MPICH's and Open MPI's "basic" all-reduce is made of).
+// Ranks are counted from the root (-r): v = (r - root) mod P. It is the
+// binomial reduce (collectives/reduce_binomial.cpp) and the binomial
+// broadcast (collectives/bcast_binomial.cpp) one after the other:
+//
+//   steps 0 .. L-1        reduce: in round k (d = 2^k) a rank with v mod 2d == d
+//                         sends its partial sum to v - d and is done
+//   steps L .. 2L-1       broadcast: in round k every rank with v < d sends
+//                         the result to v + d
+//
+// with L = ceil(log2 P). P = 4, root 0, ranks holding a, b, c, d:
+//
+//   step 0   1 -> 0: a+b          3 -> 2: c+d
+//   step 1   2 -> 0: a+b+c+d
+//   step 2   0 -> 1
+//   step 3   0 -> 2               1 -> 3
+//
+// 2 ceil(log2 P) steps, every message the whole buffer: the root receives
+// and sends ceil(log2 P) x N, the busiest rank's traffic. Any P: a round's
+// missing partner is skipped. Counts below P change nothing.
+#include <cmath>
+
+#include "collectives/collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+void allreduce_reduce_bcast(const CollectiveJob& job) {
+  CollectiveJob whole = job;
+  whole.in = whole.out = allreduce_buffer(job);  // each phase in place on it
+  reduce_binomial(whole);
+  job.comm.set_step_offset(binomial_rounds(job.comm.size()));
+  bcast_binomial(whole);
+  job.comm.set_step_offset(0);
+}
+
+Traffic model_allreduce_reduce_bcast(int P, size_t count, size_t esize, int root) {
+  Tally t(P);
+  tally_reduce_binomial(t, P, count, esize, root, 0);
+  tally_bcast_binomial(t, P, count, esize, root, binomial_rounds(P));
+  return t.traffic();
+}
+
+}  // namespace
+
+// The textbook's T: what the root sends, for a power of two.
+CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
+  CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast, model_allreduce_reduce_bcast};
+  a.taught_formula = "log2(P)*N";
+  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  return a;
+}
+
+}  // namespace commlab
