@@ -44,8 +44,7 @@ class ThreadTransport : public Transport {
     std::shared_ptr<ThreadWorld::Message> sent;
     if (to != kNoRank) sent = post(to, s, sbytes);
     if (from != kNoRank) {
-      if (!recvs_.empty()) throw std::logic_error("a blocking receive while irecvs are pending");
-      take(from, static_cast<char*>(r), rbytes);
+      wait_filled(receive(from, r, rbytes));  // after any irecv from `from`, as MPI matches
       if (landed) (*landed)(0, rbytes);
     }
     // A send alone waits for its receiver; beside a receive it is done once
@@ -55,36 +54,15 @@ class ThreadTransport : public Transport {
   void isend(int to, const void* buf, size_t bytes) override {
     sends_.push_back(post(to, buf, bytes));
   }
-  // The first message from `from` already here, or else posted for post() to fill.
   void irecv(int from, void* buf, size_t bytes) override {
-    check_rank(from);
-    auto p = std::make_shared<ThreadWorld::Posted>();
-    p->from = from, p->buf = static_cast<char*>(buf), p->bytes = bytes;
-    std::lock_guard lock(w_.mu_);
-    auto& box = w_.inbox_[me_];
-    auto it = first_from(box.queue, from);
-    if (it == box.queue.end()) {
-      box.posted.push_back(p);
-    } else {
-      fill(*p, **it, me_);
-      box.queue.erase(it);
-    }
-    recvs_.push_back(p);
+    recvs_.push_back(receive(from, buf, bytes));
   }
   void wait_sends() override {
     for (auto& m : sends_) wait_taken(m);
     sends_.clear();
   }
   void wait_all() override {
-    {
-      std::unique_lock lock(w_.mu_);
-      for (const auto& p : recvs_) {
-        w_.wait(
-            lock, w_.inbox_[me_].changed, [&] { return p->filled; }, me_,
-            [&] { return fmt::format("{} bytes from rank {}", p->bytes, p->from); });
-        if (!p->error.empty()) throw std::logic_error(p->error);
-      }
-    }
+    for (const auto& p : recvs_) wait_filled(p);
     recvs_.clear();
     wait_sends();
   }
@@ -146,31 +124,30 @@ class ThreadTransport : public Transport {
     box.changed.notify_all();
     return m;
   }
-  // The next message from `from`, which must be `bytes` long (every schedule knows its sizes).
-  void take(int from, char* buf, size_t bytes) {
+  // A receive of `bytes` from `from`: the first message from it already here,
+  // or else posted for post() to fill. Every schedule knows its sizes: a
+  // message of another size is an error.
+  std::shared_ptr<ThreadWorld::Posted> receive(int from, void* buf, size_t bytes) {
     check_rank(from);
-    std::shared_ptr<ThreadWorld::Message> m;
-    {
-      std::unique_lock lock(w_.mu_);
-      auto& q = w_.inbox_[me_].queue;
-      auto first = [&] {
-        for (auto it = q.begin(); it != q.end(); ++it)
-          if ((*it)->from == from) return it;
-        return q.end();
-      };
-      w_.wait(
-          lock, w_.inbox_[me_].changed, [&] { return first() != q.end(); }, me_,
-          [&] { return fmt::format("{} bytes from rank {}", bytes, from); });
-      auto it = first();
-      m = *it;
-      q.erase(it);
-      m->taken = true;
-      w_.inbox_[from].changed.notify_all();
+    auto p = std::make_shared<ThreadWorld::Posted>();
+    p->from = from, p->buf = static_cast<char*>(buf), p->bytes = bytes;
+    std::lock_guard lock(w_.mu_);
+    auto& box = w_.inbox_[me_];
+    auto it = first_from(box.queue, from);
+    if (it == box.queue.end()) {
+      box.posted.push_back(p);
+    } else {
+      fill(*p, **it, me_);
+      box.queue.erase(it);
     }
-    if (m->data.size() != bytes)
-      throw std::logic_error(fmt::format("rank {} expected {} bytes from rank {}, got {}", me_,
-                                         bytes, from, m->data.size()));
-    if (bytes) std::memcpy(buf, m->data.data(), bytes);
+    return p;
+  }
+  void wait_filled(const std::shared_ptr<ThreadWorld::Posted>& p) {
+    std::unique_lock lock(w_.mu_);
+    w_.wait(
+        lock, w_.inbox_[me_].changed, [&] { return p->filled; }, me_,
+        [&] { return fmt::format("{} bytes from rank {}", p->bytes, p->from); });
+    if (!p->error.empty()) throw std::logic_error(p->error);
   }
   void wait_taken(const std::shared_ptr<ThreadWorld::Message>& m) {
     std::unique_lock lock(w_.mu_);
