@@ -1,4 +1,4 @@
-// Which measured quantity a taught formula's T is (brief.md: the formulas mix
+// Which measured quantity a taught formula's T is (docs/formulas.md: the formulas mix
 // definitions), or how far it is from the nearest one.
 #pragma once
 #include <string>

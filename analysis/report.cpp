@@ -79,7 +79,7 @@ std::string traffic(const std::vector<Measurement>& rows) {
   }
   std::string s =
       "Counted bytes of one call at the largest size swept, per hand-written algorithm and P "
-      "(critical path: from the model). T is brief.md's formula as taught; the last column says "
+      "(critical path: from the model). T is the formula as taught (docs/formulas.md); the last column says "
       "which counted quantity it is, or how far it is from the nearest.\n\n"
       "| program | algorithm | P | N | sent, busiest rank | sent, mean per rank | sent, all "
       "ranks | critical path | taught T | T is |\n|---|---|---|---|---|---|---|---|---|---|\n";

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 def is_allreduce(program):
     """The all-reduce's programs: allreduce, and allreduce_ALGORITHM for each algorithm."""
     return program == "allreduce" or program.startswith("allreduce_")
-TAUGHT = {  # brief.md, as taught; T in units of N; a marker each, so equal points stay visible
+TAUGHT = {  # docs/formulas.md, as taught; T in units of N; a marker each, so equal points stay visible
     "master_worker": ("(P-1) N", lambda P: P - 1, "s", 11),
     "ring": ("2 (N/P) (P-1)", lambda P: 2 * (P - 1) / P, "o", 8),
     "tree": ("log2(P) N", lambda P: math.log2(P), "^", 6),

@@ -58,7 +58,7 @@ def main(folder):
         ax.plot(x, [int(r[col]) / int(r["model_B"]) for r in pts], m, ms=size, mfc="none", label=f"{k}, counted")
         ax.plot(x, [float(r["taught_B"]) / int(r["model_B"]) for r in pts], "--", color="grey")
     finish(fig, ax, folder / "ps_traffic_vs_P.png", "workers P", "bytes sent per iteration / model bytes",
-           f"Busiest sender per iteration (model {model_mib:g} MiB); dashed: brief.md")
+           f"Busiest sender per iteration (model {model_mib:g} MiB); dashed: as taught (docs/formulas.md)")
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k in order:

@@ -42,7 +42,7 @@ class ReduceScatter : public Operation {
     if (in_place) return {0, N, part};  // only the front holds a result
     return {N, part};
   }
-  // brief.md's vector: [1 10 100 1000] x r gives rank r 6 x 10^r at P = 4.
+  // docs/formulas.md's known vector: [1 10 100 1000] x r gives rank r 6 x 10^r at P = 4.
   int64_t input(const Pattern& pat, size_t N, int r, size_t i) const override {
     if (pat.fill != Fill::rank) return pat.value(r, i);
     int64_t v = r;

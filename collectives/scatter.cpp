@@ -38,7 +38,7 @@ class Scatter : public Operation {
     if (in_place) return {0, r == root ? N : part};
     return {r == root ? N : 0, part};
   }
-  // brief.md's vector: the root's [10 20 30 40] gives rank r 10(r+1).
+  // docs/formulas.md's known vector: the root's [10 20 30 40] gives rank r 10(r+1).
   int64_t input(const Pattern& pat, size_t, int r, size_t i) const override {
     return pat.fill == Fill::rank ? 10 * int64_t(i + 1) : pat.moved(r, i);
   }

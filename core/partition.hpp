@@ -1,5 +1,5 @@
 // Cutting `count` elements into P parts "as equal as possible": the first
-// count % P parts get one element more (brief.md). Counts below P give empty parts.
+// count % P parts get one element more (docs/formulas.md). Counts below P give empty parts.
 #pragma once
 #include <cstddef>
 

@@ -1,5 +1,5 @@
 // Colocated parameter server: every rank is a worker and the server of one
-// shard (S = P), as in brief.md's "sharding spreads it" taken to its end.
+// shard (S = P), sharding (docs/formulas.md) taken to its end.
 // Every iteration, rank r
 //   pushes: sends shard s of its gradient to rank s, for every s != r, and
 //           takes the P-1 gradients of its own shard;

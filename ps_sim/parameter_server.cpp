@@ -4,7 +4,7 @@
 //   computes the gradient of its batch;
 //   pushes it: one message to each server, the gradient of that shard.
 // Server s so sends P x shard_s bytes and receives as many, per iteration:
-// the fan-out and fan-in that make its links the bottleneck (brief.md).
+// the fan-out and fan-in that make its links the bottleneck (docs/formulas.md).
 //
 // A server answers a push with the weights of the next pull; a worker posts
 // that receive before it pushes, so a server's reply never waits on a worker

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What a user sees: --help, --show (brief.md's known vector), CSV appends,
+# What a user sees: --help, --show (the known vectors of docs/formulas.md), CSV appends,
 # and bad input: one line, exit status 2 on every rank, no hang, no CSV row.
 BIN=$1
 source "$(dirname "$0")/check_lib.sh"
@@ -8,7 +8,7 @@ source "$(dirname "$0")/check_lib.sh"
 run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
   && [ "$(grep -c 'Usage' "$TMP/out")" = 1 ] && ok "--help prints usage once" || fail "--help"
 
-# --show at P=4: every rank holds r before and 0+1+2+3 = 6 after (brief.md),
+# --show at P=4: every rank holds r before and 0+1+2+3 = 6 after (docs/formulas.md),
 # and the ring's schedule names its first step.
 run 4 "$BIN/allreduce_ring" -n 4 --show -i 1 -x 0
 if grep -q "rank 2: \[2 2 2 2\]" "$TMP/out" && grep -q "rank 3: \[6 6 6 6\]" "$TMP/out" \
@@ -80,7 +80,7 @@ echo "a,b" > "$TMP/other.csv"
 bad "CSV with other columns" 2 -n 4 --csv "$TMP/other.csv"
 [ "$(cat "$TMP/other.csv")" = "a,b" ] && ok "foreign CSV left untouched" || fail "foreign CSV changed"
 
-# The collectives: brief.md's known vectors at P = 4, each from a hand-written
+# The collectives: the known vectors (docs/formulas.md) at P = 4, each from a hand-written
 # algorithm's --show (the section after its heading).
 section() { sed -n "/^$1 (hand)/,/^[a-zA-Z_]* (\(hand\|mpi\))/p" "$TMP/out"; }
 run 4 "$BIN/reduce_scatter" -n 4 --show -i 1 -x 0 -a ring

@@ -96,7 +96,7 @@ TEST_CASE("float16 and bfloat16 round to nearest even, as the GPU does") {
   }
 }
 
-TEST_CASE("brief.md: all-reduce sum of value r over P = 4 gives 6") {
+TEST_CASE("known vector: all-reduce sum of value r over P = 4 gives 6") {
   CHECK((Pattern{Fill::rank, DType::float32, Op::sum, 4}.reduced(0)) == 6);
   CHECK((Pattern{Fill::rank, DType::float32, Op::max, 4}.reduced(3)) == 3);
 }
