@@ -89,7 +89,8 @@ Traffic model_allreduce_rabenseifner(int P, size_t count, size_t esize, int) {
   int step = fold.first_step();
   for (int d = fold.p2 / 2; d >= 1; d /= 2, ++step)
     for (int v = 0; v < fold.p2; ++v) {
-      t.message(step, fold.real_rank(v), fold.real_rank(v ^ d), bytes(given(held[v], v, d)));
+      t.message(step, fold.real_rank(v), fold.real_rank(v ^ d), bytes(given(held[v], v, d)),
+                Arrival::reduced);
       held[v] = kept(held[v], v, d);
     }
   for (int d = 1; d < fold.p2; d *= 2, ++step) {
@@ -105,7 +106,7 @@ Traffic model_allreduce_rabenseifner(int P, size_t count, size_t esize, int) {
 
 // The textbook's T: what every rank sends, for a power of two (the ring's).
 CollectiveAlgorithm allreduce_rabenseifner_algorithm() {
-  CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner, model_allreduce_rabenseifner};
+  CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner, sized<model_allreduce_rabenseifner>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
   return a;

@@ -46,7 +46,7 @@ Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, in
   int step = fold.first_step();
   for (int bit = 1; bit < fold.p2; bit *= 2, ++step)
     for (int v = 0; v < fold.p2; ++v)
-      t.message(step, fold.real_rank(v), fold.real_rank(v ^ bit), bytes);
+      t.message(step, fold.real_rank(v), fold.real_rank(v ^ bit), bytes, Arrival::reduced);
   fold.tally_out(t, bytes, step);
   return t.traffic();
 }
@@ -56,7 +56,7 @@ Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, in
 // The textbook's T: what the busiest rank sends, for a power of two.
 CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
   CollectiveAlgorithm a{"recursive_doubling", allreduce_recursive_doubling,
-                        model_allreduce_recursive_doubling};
+                        sized<model_allreduce_recursive_doubling>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   return a;

@@ -47,7 +47,7 @@ Traffic model_allreduce_reduce_bcast(int P, size_t count, size_t esize, int root
 
 // The textbook's T: what the root sends, for a power of two.
 CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
-  CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast, model_allreduce_reduce_bcast};
+  CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast, sized<model_allreduce_reduce_bcast>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   return a;

@@ -20,14 +20,15 @@ namespace {
 
 void allreduce_ring(const CollectiveJob& job) {
   const Chunks chunks{allreduce_buffer(job), job.parts(), job.esize()};
-  ring_reduce_scatter(job.comm, chunks, job.red, job.mem, 0);
-  ring_allgather(job.comm, chunks, job.comm.size() - 1);
+  const Ring ring(job.comm.size());
+  ring_reduce_scatter(job.comm, ring, chunks, job.red, job.mem, 0);
+  ring_allgather(job.comm, ring, chunks, ring.P - 1);
 }
 
 Traffic model_allreduce_ring(int P, size_t count, size_t esize, int) {
   Tally t(P);
-  tally_ring_reduce_scatter(t, {count, P}, esize, 0);
-  tally_ring_allgather(t, {count, P}, esize, P - 1);
+  tally_ring_reduce_scatter(t, Ring(P), {count, P}, esize, 0);
+  tally_ring_allgather(t, Ring(P), {count, P}, esize, P - 1);
   return t.traffic();
 }
 
@@ -35,7 +36,7 @@ Traffic model_allreduce_ring(int P, size_t count, size_t esize, int) {
 
 // The textbook's T: what the busiest rank sends.
 CollectiveAlgorithm allreduce_ring_algorithm() {
-  CollectiveAlgorithm a{"ring", allreduce_ring, model_allreduce_ring};
+  CollectiveAlgorithm a{"ring", allreduce_ring, sized<model_allreduce_ring>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
   return a;

@@ -55,7 +55,7 @@ Traffic model_allreduce_tree(int P, size_t count, size_t esize, int root) {
   auto rank_of = [&](int node) { return (node + root) % P; };
   Tally t(P);
   for (int v = 1; v < P; ++v) {  // every node but the root: the sum up, the result down
-    t.message(D - depth(v), rank_of(v), rank_of((v - 1) / 2), count * esize);
+    t.message(D - depth(v), rank_of(v), rank_of((v - 1) / 2), count * esize, Arrival::reduced);
     t.message(D + depth(v) - 1, rank_of((v - 1) / 2), rank_of(v), count * esize);
   }
   return t.traffic();
@@ -65,7 +65,7 @@ Traffic model_allreduce_tree(int P, size_t count, size_t esize, int root) {
 
 // The textbook's T: what the busiest rank sends.
 CollectiveAlgorithm allreduce_tree_algorithm() {
-  CollectiveAlgorithm a{"tree", allreduce_tree, model_allreduce_tree};
+  CollectiveAlgorithm a{"tree", allreduce_tree, sized<model_allreduce_tree>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   return a;

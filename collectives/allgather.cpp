@@ -32,10 +32,10 @@ class Allgather : public Operation {
   Allgather() {
     name = "allgather";
     summary = "all-gather: every rank gets every rank's part, in rank order";
-    algorithms = {{"ring", allgather_ring, model_allgather_ring},
+    algorithms = {{"ring", allgather_ring, sized<model_allgather_ring>},
                   {"recursive_doubling", allgather_recursive_doubling,
-                   model_allgather_recursive_doubling, remark_allgather_recursive_doubling},
-                  {"bruck", allgather_bruck, model_allgather_bruck}};
+                   sized<model_allgather_recursive_doubling>, remark_allgather_recursive_doubling},
+                  {"bruck", allgather_bruck, sized<model_allgather_bruck>}};
     library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
                {"ncclAllGather", "", nccl_allgather, "", Impl::nccl,
                 [](int P, size_t N, bool) { return N % P == 0; }}};

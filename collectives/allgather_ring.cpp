@@ -13,12 +13,12 @@ void allgather_ring(const CollectiveJob& job) {
   const int me = job.comm.rank();
   const Chunks parts{static_cast<char*>(job.out), job.parts(), job.esize()};
   if (!job.in_place()) job.mem.copy(parts.at(me), job.in, parts.bytes(me));
-  ring_allgather(job.comm, parts, 0);
+  ring_allgather(job.comm, Ring(job.comm.size()), parts, 0);
 }
 
 Traffic model_allgather_ring(int P, size_t count, size_t esize, int) {
   Tally t(P);
-  tally_ring_allgather(t, {count, P}, esize, 0);
+  tally_ring_allgather(t, Ring(P), {count, P}, esize, 0);
   return t.traffic();
 }
 

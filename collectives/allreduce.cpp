@@ -31,6 +31,7 @@ class Allreduce : public Operation {
     summary = "all-reduce: every rank gets the element-wise op over every rank's buffer";
     reduces = true;
     int_counts = false;
+    offers_auto = true;
     algorithms = {
 #define COMMLAB_ALLREDUCE(name) allreduce_##name##_algorithm(),
 #include "allreduce_algos/algorithms.def"

@@ -45,7 +45,7 @@ class Alltoall : public Operation {
   Alltoall() {
     name = "alltoall";
     summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
-    algorithms = {{"pairwise", alltoall_pairwise, model_alltoall_pairwise}};
+    algorithms = {{"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>}};
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
                {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -84,8 +84,8 @@ class Barrier : public Operation {
     summary = "barrier: nobody leaves until everybody has arrived";
     in_place_form = InPlace::never;
     has_data = false;
-    algorithms = {{"linear", barrier_linear, model_barrier_linear},
-                  {"dissemination", barrier_dissemination, model_barrier_dissemination}};
+    algorithms = {{"linear", barrier_linear, sized<model_barrier_linear>},
+                  {"dissemination", barrier_dissemination, sized<model_barrier_dissemination>}};
     library = {{"MPI_Barrier", "", mpi_barrier}};
   }
   double busbw_factor(int) const override { return 0; }

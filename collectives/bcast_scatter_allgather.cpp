@@ -30,7 +30,7 @@ void bcast_scatter_allgather(const CollectiveJob& job) {
 Traffic model_bcast_scatter_allgather(int P, size_t count, size_t esize, int root) {
   Tally t(P);
   tally_scatter_binomial(t, P, count, esize, root, 0);
-  tally_ring_allgather(t, {count, P}, esize, binomial_rounds(P));
+  tally_ring_allgather(t, Ring(P), {count, P}, esize, binomial_rounds(P));
   return t.traffic();
 }
 

@@ -29,6 +29,17 @@ namespace commlab {
 // message (the root's buffer, or the gathered result); where it is cut into P
 // parts, part r is Partition{count, P}.size(r) elements at .offset(r).
 // In place is MPI's: `in == out`, laid out as MPI_IN_PLACE would have it.
+// What a schedule depends on besides the data: P ranks, N = count elements
+// of esize bytes, the root; and for some algorithms where the ranks run and
+// the size of the pieces a message is cut into.
+struct JobShape {
+  int P;
+  size_t count, esize;
+  int root;
+  Nodes nodes = {};      // empty: one node
+  size_t segment_B = 0;  // the segmented ring's segment; 0: one per chunk
+};
+
 struct CollectiveJob {
   Comm& comm;
   const void* in;
@@ -37,7 +48,9 @@ struct CollectiveJob {
   Reduction red;  // the element type; the op for reduce and reduce-scatter
   int root;
   Memory& mem;  // where data lives: room for incoming data, copies, reductions
+  size_t segment_B = 0;
 
+  JobShape shape() const { return {comm.size(), count, esize(), root, comm.nodes(), segment_B}; }
   size_t esize() const { return red.esize(); }
   bool in_place() const { return in == out; }
   Partition parts() const { return {count, comm.size()}; }
@@ -46,15 +59,26 @@ struct CollectiveJob {
 struct CollectiveAlgorithm {
   std::string name;
   void (*run)(const CollectiveJob& job);
-  // Exact traffic of one run, from P, N, element size and root alone.
-  Traffic (*model)(int P, size_t count, size_t esize, int root);
+  // Exact traffic of one run of this shape.
+  Traffic (*traffic)(const JobShape& shape);
   // What the row should say about this P (a fallback taken), or "".
   std::string (*remark)(int P) = nullptr;
   double time_scale = 1;  // see Case::time_scale
   // The textbook's T for it, written out and as a number of bytes, if it has one.
   std::string taught_formula = {};
   double (*taught_T)(int P, double N_bytes) = nullptr;
+
+  Traffic model(const JobShape& shape) const { return traffic(shape); }
+  Traffic model(int P, size_t count, size_t esize, int root) const {
+    return traffic({P, count, esize, root});
+  }
 };
+
+// The traffic of the many algorithms that depend on P, N, element size and root alone.
+template <Traffic (*model)(int P, size_t count, size_t esize, int root)>
+Traffic sized(const JobShape& s) {
+  return model(s.P, s.count, s.esize, s.root);
+}
 
 // The library call an operation is measured against. It takes the same job
 // (and ignores its Comm's counting: it calls MPI directly).
@@ -99,6 +123,7 @@ class Operation {
   bool reduces = false;    // takes -o
   bool has_data = true;    // false: barrier
   bool int_counts = true;  // its MPI call takes int counts (all-reduce's goes in pieces)
+  bool offers_auto = false;  // -a auto: the algorithm the time model predicts fastest
   std::vector<CollectiveAlgorithm> algorithms;
   std::vector<LibraryCall> library;
 
@@ -138,6 +163,8 @@ std::unique_ptr<Operation> make_allgather();
 std::unique_ptr<Operation> make_reduce_scatter();
 std::unique_ptr<Operation> make_alltoall();
 std::unique_ptr<Operation> make_barrier();
+
+constexpr const char* kAuto = "auto";
 
 constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
 
@@ -226,22 +253,31 @@ void tally_scatter_binomial(Tally& t, int P, size_t count, size_t esize, int roo
 void tally_reduce_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
 void tally_bcast_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
 
-// The ring (ring.cpp): one chunk numbering for every ring algorithm.
+// The ring (ring.cpp): one chunk numbering for every ring algorithm. Its P
+// positions hold ranks 0 .. P-1, or the ranks listed (the hierarchical
+// all-reduce's ring of node leaders).
 struct Ring {
   int P;
+  std::vector<int> ranks = {};  // the rank at each position; empty: position r is rank r
+  explicit Ring(int size) : P(size) {}
+  explicit Ring(std::vector<int> members) : P(int(members.size())), ranks(std::move(members)) {}
+  int rank_at(int pos) const { return ranks.empty() ? pos : ranks[pos]; }
+  int position_of(int rank) const;
   int right(int r) const { return (r + 1) % P; }
   int left(int r) const { return (r - 1 + P) % P; }
   int reduce_scatter_sends(int r, int s) const { return mod(r - s - 1); }
   int allgather_sends(int r, int s) const { return mod(r - s); }
   int mod(int x) const { return ((x % P) + P) % P; }
 };
-// Reduce-scatter on `work` in place: rank r ends with chunk r reduced.
-void ring_reduce_scatter(Comm& comm, const Chunks& work, const Reduction& red, Memory& mem,
-                         int first_step);
-// All-gather on `buffer`, where rank r holds chunk r: every rank ends with every chunk.
-void ring_allgather(Comm& comm, const Chunks& buffer, int first_step);
-void tally_ring_reduce_scatter(Tally& t, const Partition& parts, size_t esize, int first_step);
-void tally_ring_allgather(Tally& t, const Partition& parts, size_t esize, int first_step);
+// Reduce-scatter on `work` (ring.P chunks) in place: position r ends with chunk r reduced.
+void ring_reduce_scatter(Comm& comm, const Ring& ring, const Chunks& work, const Reduction& red,
+                         Memory& mem, int first_step);
+// All-gather on `buffer`, where position r holds chunk r: every rank ends with every chunk.
+void ring_allgather(Comm& comm, const Ring& ring, const Chunks& buffer, int first_step);
+void tally_ring_reduce_scatter(Tally& t, const Ring& ring, const Partition& parts, size_t esize,
+                               int first_step);
+void tally_ring_allgather(Tally& t, const Ring& ring, const Partition& parts, size_t esize,
+                          int first_step);
 
 // fold.cpp: Rabenseifner's fold of P ranks onto p2, the largest power of two
 // <= P, for the algorithms that need one: ranks 2i and 2i+1 (i < extra =

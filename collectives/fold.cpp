@@ -46,7 +46,7 @@ void PowerOfTwoFold::fold_out(const CollectiveJob& job, char* data, size_t bytes
 }
 
 void PowerOfTwoFold::tally_in(Tally& t, uint64_t bytes) const {
-  for (int i = 0; i < extra; ++i) t.message(0, 2 * i, 2 * i + 1, bytes);
+  for (int i = 0; i < extra; ++i) t.message(0, 2 * i, 2 * i + 1, bytes, Arrival::reduced);
 }
 
 void PowerOfTwoFold::tally_out(Tally& t, uint64_t bytes, int step) const {

@@ -27,8 +27,8 @@ class Gather : public Operation {
   Gather() {
     name = "gather";
     summary = "gather: the root gets every rank's part, in rank order";
-    algorithms = {{"linear", gather_linear, model_gather_linear},
-                  {"binomial", gather_binomial, model_gather_binomial}};
+    algorithms = {{"linear", gather_linear, sized<model_gather_linear>},
+                  {"binomial", gather_binomial, sized<model_gather_binomial>}};
     library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather},
                {"ncclSend/ncclRecv", "", nccl_gather, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

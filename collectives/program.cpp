@@ -9,6 +9,7 @@
 #include "collective.hpp"
 #include "core/bench.hpp"
 #include "core/errors.hpp"
+#include "core/time_model.hpp"
 
 namespace commlab {
 
@@ -46,8 +47,25 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
 
 class ShapeRun {
  public:
-  ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op)
-      : runner_(runner), comm_(comm), o_(o), op_(op) {}
+  ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op, const CostModel& cost)
+      : runner_(runner), comm_(comm), o_(o), op_(op), cost_(cost) {}
+
+  // What a run of N elements depends on; the segment is --segment or the
+  // time model's best for one chunk.
+  JobShape job_shape(size_t N, size_t esize) const {
+    const int P = comm_.size();
+    const size_t chunk_B = (N / P + (N % P ? 1 : 0)) * esize;
+    return {P, N, esize, o_.root, comm_.nodes(),
+            o_.segment_B.value_or(best_segment_B(cost_, chunk_B, esize))};
+  }
+
+  // auto: the algorithm the time model predicts fastest on this shape.
+  const CollectiveAlgorithm& fastest(const JobShape& shape) const {
+    const CollectiveAlgorithm* best = &op_.algorithms.front();
+    for (const CollectiveAlgorithm& a : op_.algorithms)
+      if (cost_.predict_us(a.model(shape)) < cost_.predict_us(best->model(shape))) best = &a;
+    return *best;
+  }
 
   // The library call(s), then each hand-written algorithm asked for, on one shape.
   std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
@@ -73,6 +91,7 @@ class ShapeRun {
     }
 
     const Shape shape{dtype, op_kind, N, op_.busbw_factor(P), op_.reduces, true};
+    const JobShape jshape = job_shape(N, red.esize());
     std::vector<Row> rows;
     std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
     std::vector<std::unique_ptr<LibraryStaging>> stagings;
@@ -83,8 +102,8 @@ class ShapeRun {
       c.prepare = [&out, &input, in_place] {
         if (in_place) out.copy_from(input);
       };
-      auto job = [this, run, N, red, root](const void* from, void* to) {
-        run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory()});
+      auto job = [this, run, N, red, root, segment_B = jshape.segment_B](const void* from, void* to) {
+        run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B});
       };
       if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
         LibraryStaging* staging =
@@ -117,18 +136,26 @@ class ShapeRun {
       rows.push_back(runner_.measure(shape, c));
     }
 
+    // Each algorithm asked for, then auto: a row of its own, named auto.
+    std::vector<std::pair<std::string, const CollectiveAlgorithm*>> hand;
+    for (const CollectiveAlgorithm& algo : op_.algorithms)
+      if (picked(algorithms, algo.name)) hand.emplace_back(algo.name, &algo);
+    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(jshape));
+
     Buffer out(dtype, L.out, where);
-    for (const CollectiveAlgorithm& algo : op_.algorithms) {
-      if (!picked(algorithms, algo.name)) continue;
+    for (const auto& [row_name, algo_ptr] : hand) {
+      const CollectiveAlgorithm& algo = *algo_ptr;
       const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
       for (const auto& [pairs_with, result] : lib_results)
         if (pairs_with == algo.name) lib = &result;
-      Case c = make_case(algo.name, Impl::hand, algo.run, out);
+      Case c = make_case(row_name, Impl::hand, algo.run, out);
       c.check = [&, lib] {
         Mismatch m = compare(out, *exact, checked);
         return Verdict{m.wrong, compare(out, *lib, checked).wrong, m.first};
       };
-      c.model = algo.model(P, N, red.esize(), root);
+      c.model = algo.model(jshape);
+      c.t_model_us = cost_.predict_us(*c.model);
+      if (row_name == kAuto) c.chose = algo.name;
       c.time_scale = algo.time_scale;
       if (algo.taught_T) {
         c.taught_formula = algo.taught_formula;
@@ -174,6 +201,7 @@ class ShapeRun {
   Comm& comm_;
   const Options& o_;
   const Operation& op_;
+  const CostModel& cost_;
 };
 
 }  // namespace
@@ -194,6 +222,7 @@ int collective_main(int argc, char** argv, const std::string& operation,
                     const std::string& only_algorithm) {
   const std::unique_ptr<Operation> op = make_operation(operation);
   std::vector<std::string> known = names(op->algorithms);
+  if (op->offers_auto) known.push_back(kAuto);
   std::string program = op->name, what = "hand-written algorithms";
   if (!only_algorithm.empty()) {
     op->algorithm(only_algorithm);  // it must exist
@@ -214,7 +243,13 @@ int collective_main(int argc, char** argv, const std::string& operation,
         refuse_bad_input(*op, o, P);
       },
       [&](Runner& runner, Comm& comm, const Options& o) {
-        ShapeRun shapes(runner, comm, o, *op);
+        if (o.node_size > 0) comm.set_nodes(Nodes::blocks(comm.size(), o.node_size));
+        CostModel cost;
+        if (op->has_data) {
+          cost = probe_cost(comm, {o.dtypes.front(), o.ops.front()});
+          if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
+        }
+        ShapeRun shapes(runner, comm, o, *op, cost);
         if (!op->has_data) return runner.emit(shapes.measure_without_data(algorithms));
         const std::vector<Op> ops = op->reduces ? o.ops : std::vector<Op>{Op::sum};
         for (DType dtype : o.dtypes)

@@ -23,8 +23,8 @@ class Reduce : public Operation {
     name = "reduce";
     summary = "reduce: the root gets the element-wise op over every rank's buffer";
     reduces = true;
-    algorithms = {{"linear", reduce_linear, model_reduce_linear},
-                  {"binomial", reduce_binomial, model_reduce_binomial}};
+    algorithms = {{"linear", reduce_linear, sized<model_reduce_linear>},
+                  {"binomial", reduce_binomial, sized<model_reduce_binomial>}};
     library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }

@@ -37,7 +37,8 @@ void reduce_binomial(const CollectiveJob& job) {
 void tally_reduce_binomial(Tally& t, int P, size_t count, size_t esize, int root, int first_step) {
   for (int k = 0, d = 1; d < P; ++k, d *= 2)
     for (int v = d; v < P; v += 2 * d)
-      t.message(first_step + k, (v + root) % P, (v - d + root) % P, count * esize);
+      t.message(first_step + k, (v + root) % P, (v - d + root) % P, count * esize,
+                Arrival::reduced);
 }
 
 Traffic model_reduce_binomial(int P, size_t count, size_t esize, int root) {

@@ -30,8 +30,8 @@ class ReduceScatter : public Operation {
     name = "reduce_scatter";
     summary = "reduce-scatter: rank r gets part r of the element-wise op over every rank's buffer";
     reduces = true;
-    algorithms = {{"ring", reduce_scatter_ring, model_reduce_scatter_ring},
-                  {"pairwise", reduce_scatter_pairwise, model_reduce_scatter_pairwise}};
+    algorithms = {{"ring", reduce_scatter_ring, sized<model_reduce_scatter_ring>},
+                  {"pairwise", reduce_scatter_pairwise, sized<model_reduce_scatter_pairwise>}};
     library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
                {"ncclReduceScatter", "", nccl_reduce_scatter, "", Impl::nccl,
                 [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};

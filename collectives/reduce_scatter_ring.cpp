@@ -21,7 +21,7 @@ void reduce_scatter_ring(const CollectiveJob& job) {
   const Chunks work{job.in_place() ? static_cast<char*>(job.out) : room + parts.largest() * es,
                     parts, es};
   if (!job.in_place()) job.mem.copy(work.base, job.in, bytes);
-  ring_reduce_scatter(job.comm, work, job.red, job.mem, 0);
+  ring_reduce_scatter(job.comm, Ring(job.comm.size()), work, job.red, job.mem, 0);
   // MPI puts the result at the front of the output (of the buffer, in place,
   // where the two may overlap: so through the scratch at the front).
   job.mem.copy(room, work.at(me), work.bytes(me));
@@ -30,7 +30,7 @@ void reduce_scatter_ring(const CollectiveJob& job) {
 
 Traffic model_reduce_scatter_ring(int P, size_t count, size_t esize, int) {
   Tally t(P);
-  tally_ring_reduce_scatter(t, {count, P}, esize, 0);
+  tally_ring_reduce_scatter(t, Ring(P), {count, P}, esize, 0);
   return t.traffic();
 }
 

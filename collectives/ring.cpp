@@ -24,46 +24,54 @@
 // chunk. With
 // count < P some chunks are empty: they still travel, as zero-byte messages,
 // so every step keeps its shape.
+#include <algorithm>
+
 #include "collective.hpp"
 
 namespace commlab {
 
-void ring_reduce_scatter(Comm& comm, const Chunks& work, const Reduction& red, Memory& mem,
-                         int first_step) {
-  const Ring ring{comm.size()};
-  const int me = comm.rank();
+int Ring::position_of(int rank) const {
+  if (ranks.empty()) return rank;
+  return int(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
+}
+
+void ring_reduce_scatter(Comm& comm, const Ring& ring, const Chunks& work, const Reduction& red,
+                         Memory& mem, int first_step) {
+  const int me = ring.position_of(comm.rank());
   void* incoming = mem.scratch(work.largest_B());
   for (int s = 0; s < ring.P - 1; ++s) {
     const int send = ring.reduce_scatter_sends(me, s),
               recv = ring.reduce_scatter_sends(ring.left(me), s);
-    comm.sendrecv_reduce(ring.right(me), work.at(send), work.bytes(send), ring.left(me), incoming,
-                         work.at(recv), work.bytes(recv), red, {first_step + s, send});
+    comm.sendrecv_reduce(ring.rank_at(ring.right(me)), work.at(send), work.bytes(send),
+                         ring.rank_at(ring.left(me)), incoming, work.at(recv), work.bytes(recv),
+                         red, {first_step + s, send});
   }
 }
 
-void ring_allgather(Comm& comm, const Chunks& buffer, int first_step) {
-  const Ring ring{comm.size()};
-  const int me = comm.rank();
+void ring_allgather(Comm& comm, const Ring& ring, const Chunks& buffer, int first_step) {
+  const int me = ring.position_of(comm.rank());
   for (int s = 0; s < ring.P - 1; ++s) {
     const int send = ring.allgather_sends(me, s), recv = ring.allgather_sends(ring.left(me), s);
-    comm.sendrecv(ring.right(me), buffer.at(send), buffer.bytes(send), ring.left(me),
-                  buffer.at(recv), buffer.bytes(recv), {first_step + s, send});
+    comm.sendrecv(ring.rank_at(ring.right(me)), buffer.at(send), buffer.bytes(send),
+                  ring.rank_at(ring.left(me)), buffer.at(recv), buffer.bytes(recv),
+                  {first_step + s, send});
   }
 }
 
-void tally_ring_reduce_scatter(Tally& t, const Partition& parts, size_t esize, int first_step) {
-  const Ring ring{parts.parts};
+void tally_ring_reduce_scatter(Tally& t, const Ring& ring, const Partition& parts, size_t esize,
+                               int first_step) {
   for (int s = 0; s < ring.P - 1; ++s)
     for (int r = 0; r < ring.P; ++r)
-      t.message(first_step + s, r, ring.right(r),
-                parts.size(ring.reduce_scatter_sends(r, s)) * esize);
+      t.message(first_step + s, ring.rank_at(r), ring.rank_at(ring.right(r)),
+                parts.size(ring.reduce_scatter_sends(r, s)) * esize, Arrival::reduced);
 }
 
-void tally_ring_allgather(Tally& t, const Partition& parts, size_t esize, int first_step) {
-  const Ring ring{parts.parts};
+void tally_ring_allgather(Tally& t, const Ring& ring, const Partition& parts, size_t esize,
+                          int first_step) {
   for (int s = 0; s < ring.P - 1; ++s)
     for (int r = 0; r < ring.P; ++r)
-      t.message(first_step + s, r, ring.right(r), parts.size(ring.allgather_sends(r, s)) * esize);
+      t.message(first_step + s, ring.rank_at(r), ring.rank_at(ring.right(r)),
+                parts.size(ring.allgather_sends(r, s)) * esize);
 }
 
 }  // namespace commlab

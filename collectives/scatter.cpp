@@ -26,8 +26,8 @@ class Scatter : public Operation {
   Scatter() {
     name = "scatter";
     summary = "scatter: rank r gets part r of the root's buffer";
-    algorithms = {{"linear", scatter_linear, model_scatter_linear},
-                  {"binomial", scatter_binomial, model_scatter_binomial}};
+    algorithms = {{"linear", scatter_linear, sized<model_scatter_linear>},
+                  {"binomial", scatter_binomial, sized<model_scatter_binomial>}};
     library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
                {"ncclSend/ncclRecv", "", nccl_scatter, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -42,8 +42,8 @@ class Sendrecv : public Operation {
         "(0,1), (2,3), ...";
     in_place_form = InPlace::never;
     // One ping-pong run is a round trip: report half of it.
-    algorithms = {{"pingpong", sendrecv_pingpong, model_sendrecv_pingpong, nullptr, 0.5},
-                  {"exchange", sendrecv_exchange, model_sendrecv_exchange}};
+    algorithms = {{"pingpong", sendrecv_pingpong, sized<model_sendrecv_pingpong>, nullptr, 0.5},
+                  {"exchange", sendrecv_exchange, sized<model_sendrecv_exchange>}};
     library = {{"MPI_Send/MPI_Recv", "", mpi_pingpong, "pingpong"},
                {"MPI_Isend/MPI_Irecv", "", mpi_exchange, "exchange"}};
   }

@@ -245,6 +245,8 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.count = shape.count;
   row.bytes = shape.count * element_size(shape.dtype);
   row.model = c.model;
+  row.t_model_us = c.t_model_us;
+  row.chose = c.chose;
   row.taught_formula = c.taught_formula;
   row.taught_T_B = c.taught_T_B;
   row.transport = c.impl == Impl::nccl ? "nccl" : info_.transport;
@@ -315,7 +317,8 @@ void Runner::emit(const std::vector<Row>& rows) {
   if (comm_.rank() != 0) return;
   for (const Row& r : rows) {
     std::string wrong = r.wrong ? fmt::format("{}", *r.wrong + r.diff_vs_lib.value_or(0)) : "-";
-    fmt::print(kTableHead, r.dtype, r.op, r.count, r.bytes, r.algorithm, r.impl,
+    const std::string algorithm = r.chose.empty() ? r.algorithm : r.algorithm + ":" + r.chose;
+    fmt::print(kTableHead, r.dtype, r.op, r.count, r.bytes, algorithm, r.impl,
                fmt::format("{:.2f}", r.t_avg_us), fmt::format("{:.2f}", r.t_min_us),
                fmt::format("{:.2f}", r.t_max_us), fmt::format("{:.3f}", r.algbw_GBps),
                fmt::format("{:.3f}", r.busbw_GBps),

@@ -32,6 +32,8 @@ struct Case {
   std::function<void()> run;       // the timed operation
   std::function<Verdict()> check;  // after one run
   std::optional<Traffic> model;    // hand-written only: traffic counted and compared to it
+  std::optional<double> t_model_us;  // the time model's prediction
+  std::string chose;                 // -a auto: the algorithm it ran
   std::string taught_formula;
   double taught_T_B = 0;
   const Buffer* input = nullptr;  // what --show prints before and after

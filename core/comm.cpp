@@ -17,10 +17,62 @@ bool mpi_is_cuda_aware() {
 #endif
 }
 
-Comm::Comm(MPI_Comm comm)
-    : owned_(make_mpi_transport(comm, TransportKind::host, host_)), t_(owned_.get()) {}
+Nodes Nodes::blocks(int P, int ranks_per_node) {
+  Nodes n;
+  for (int r = 0; r < P; ++r) n.of_rank.push_back(r / ranks_per_node);
+  return n;
+}
 
-Comm::Comm(Transport& transport, Memory& mem) : mem_(&mem), t_(&transport) {}
+int Nodes::count() const {
+  return of_rank.empty() ? 0 : *std::max_element(of_rank.begin(), of_rank.end()) + 1;
+}
+
+std::vector<int> Nodes::ranks_on(int node) const {
+  std::vector<int> ranks;
+  for (int r = 0; r < int(of_rank.size()); ++r)
+    if (of_rank[r] == node) ranks.push_back(r);
+  return ranks;
+}
+
+std::vector<int> Nodes::leaders() const {
+  std::vector<int> first(count(), -1);
+  for (int r = int(of_rank.size()) - 1; r >= 0; --r) first[of_rank[r]] = r;
+  return first;
+}
+
+namespace {
+// The shared-memory split names each rank's node by its lowest rank there;
+// numbered in order of those (collective).
+Nodes nodes_of(MPI_Comm comm) {
+  int me, P;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &P);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int lowest = me;
+  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  std::vector<int> lowest_of(P);
+  MPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, comm);
+  Nodes n;
+  std::vector<int> number(P, -1);
+  int next = 0;
+  for (int r = 0; r < P; ++r) {
+    int& mine = number[lowest_of[r]];
+    if (mine < 0) mine = next++;
+    n.of_rank.push_back(mine);
+  }
+  return n;
+}
+}  // namespace
+
+Comm::Comm(MPI_Comm comm)
+    : owned_(make_mpi_transport(comm, TransportKind::host, host_)),
+      t_(owned_.get()),
+      nodes_(nodes_of(comm)) {}
+
+Comm::Comm(Transport& transport, Memory& mem)
+    : mem_(&mem), t_(&transport), nodes_(Nodes::blocks(transport.size(), transport.size())) {}
 
 void Comm::use(Memory& mem, TransportKind kind) {
   if (!owned_) throw std::logic_error("Comm::use: only a Comm over MPI changes its transport");

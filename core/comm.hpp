@@ -36,6 +36,18 @@ struct TraceEntry {
 
 class Nccl;
 
+// Which node each rank runs on: node numbers 0, 1, ... in order of each
+// node's lowest rank. The hierarchical all-reduce groups by it; the other
+// algorithms never look.
+struct Nodes {
+  std::vector<int> of_rank;
+  // Ranks 0 .. k-1 on node 0, k .. 2k-1 on node 1, ... (the last may hold fewer).
+  static Nodes blocks(int P, int ranks_per_node);
+  int count() const;
+  std::vector<int> ranks_on(int node) const;  // in rank order; the first leads the node
+  std::vector<int> leaders() const;  // each node's first rank, by node
+};
+
 // MPIX_Query_cuda_support(): whether this MPI reads device memory itself.
 bool mpi_is_cuda_aware();
 
@@ -55,6 +67,11 @@ class Comm {
   // NCCL over the same ranks, for the library rows on GPUs; null when there is none.
   void set_nccl(Nccl* nccl) { nccl_ = nccl; }
   Nccl* nccl() const { return nccl_; }
+
+  // Where the ranks run: over MPI, the nodes of its shared-memory split (or
+  // blocks of --node-size ranks); in process, one node until set.
+  const Nodes& nodes() const { return nodes_; }
+  void set_nodes(Nodes nodes) { nodes_ = std::move(nodes); }
 
   int rank() const { return t_->rank(); }
   int size() const { return t_->size(); }
@@ -107,6 +124,7 @@ class Comm {
   Memory* mem_ = &host_;
   std::unique_ptr<Transport> owned_;  // over MPI; null over another's
   Transport* t_;
+  Nodes nodes_;
   uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
   int64_t last_step_ = -1;
   int step_offset_ = 0;

@@ -111,6 +111,11 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.add_option("-c,--check", check, "compare every result: on or off")->capture_default_str();
   app.add_option("--csv", o.csv, "append one row per measurement to FILE");
   app.add_flag("--show", o.show, "print buffers before/after and the schedule (small sizes)");
+  std::string segment;
+  app.add_option("--segment", segment,
+                 "segmented ring: bytes per segment (default: the time model's best)");
+  app.add_option("--node-size", o.node_size,
+                 "treat each K consecutive ranks as one node (default: the real nodes)");
   out.help = app.help();
   try {
     app.parse(argc, argv);
@@ -149,6 +154,9 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");
   o.check = check == "on";
   if (o.root < 0) throw UsageError("-r root must be 0 or more");
+  if (!segment.empty()) o.segment_B = parse_size(segment);
+  if (o.segment_B == size_t{0}) throw UsageError("--segment must be at least 1 byte");
+  if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
   return out;
 }
 

@@ -26,6 +26,8 @@ struct Options {
   std::string csv;
   bool show = false;
   std::vector<std::string> algorithms;  // from -a; empty: every algorithm of the program
+  std::optional<size_t> segment_B;      // --segment; none: the time model's best
+  int node_size = 0;                    // --node-size; 0: the real nodes
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;

@@ -70,6 +70,8 @@ const std::vector<CsvColumn>& schema() {
       {"mpi_version", [](const Row& r) { return csv_text(r.run->mpi_version); }},
       {"commlab_version", [](const Row& r) { return csv_text(r.run->commlab_version); }},
       {"transport", [](const Row& r) { return r.transport; }},
+      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }},
+      {"chose", [](const Row& r) { return r.chose; }},
   };
   return columns;
 }

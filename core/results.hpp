@@ -33,6 +33,8 @@ struct Row {
   std::string check;               // ok | FAIL | off
   std::string note;                // first mismatch, or why something was skipped
   std::string transport = "host";  // GPU data: staged | cuda-aware | nccl
+  std::optional<double> t_model_us;  // the time model's prediction (time_model.hpp)
+  std::string chose;                 // -a auto: the algorithm it ran
 };
 
 // A CSV schema is one table: each column's name and how a record fills it.

@@ -14,6 +14,11 @@ struct Traffic {
   uint64_t msgs_total = 0;       // messages sent, summed over all ranks
   uint64_t steps = 0;            // communication rounds in the schedule
   uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
+  // The time model's inputs, summed over the steps; like the critical path,
+  // model-only (time.hpp turns them into microseconds):
+  uint64_t latency_msgs = 0;   // the most messages any rank sends in the step
+  uint64_t port_path_B = 0;    // the most bytes any rank sends, or receives, in the step
+  uint64_t reduce_path_B = 0;  // the most bytes any rank reduces in the step, not hidden
 
   // The counted transport cannot see the critical path; it is a model-only figure.
   bool same_counts(const Traffic& o) const {
@@ -22,18 +27,28 @@ struct Traffic {
   }
 };
 
+// What the receiver does with a message before its step can end: stores it,
+// reduces it into its own buffer, or reduces it while the next message of
+// the step is already in flight (a pipeline: only the last one's reduction
+// shows in the time).
+enum class Arrival { stored, reduced, reduced_in_flight };
+
 // A model written as the schedule's list of messages: who sends how many
 // bytes to whom at which step. The critical path is taken as the sum, over
 // steps, of each step's largest message: every step waits for its slowest.
 class Tally {
  public:
-  explicit Tally(int P) : sent_(P), recv_(P) {}
-  void message(int step, int from, int to, uint64_t bytes) {
+  explicit Tally(int P) : P_(P), sent_(P), recv_(P) {}
+  void message(int step, int from, int to, uint64_t bytes, Arrival arrival = Arrival::stored) {
     sent_[from] += bytes;
     recv_[to] += bytes;
     ++msgs_;
-    uint64_t& widest = step_max_[step];
-    widest = std::max(widest, bytes);
+    StepLoad& load = steps_.try_emplace(step, P_).first->second;
+    load.widest = std::max(load.widest, bytes);
+    ++load.msgs[from];
+    load.sent_B[from] += bytes;
+    load.recv_B[to] += bytes;
+    if (arrival == Arrival::reduced) load.reduced_B[to] += bytes;
   }
   Traffic traffic() const {
     Traffic t;
@@ -43,15 +58,29 @@ class Tally {
       t.sent_total_B += sent_[r];
     }
     t.msgs_total = msgs_;
-    t.steps = step_max_.empty() ? 0 : uint64_t(step_max_.rbegin()->first) + 1;
-    for (const auto& [step, widest] : step_max_) t.critical_path_B += widest;
+    t.steps = steps_.empty() ? 0 : uint64_t(steps_.rbegin()->first) + 1;
+    for (const auto& [step, load] : steps_) {
+      t.critical_path_B += load.widest;
+      t.latency_msgs += most(load.msgs);
+      t.port_path_B += std::max(most(load.sent_B), most(load.recv_B));
+      t.reduce_path_B += most(load.reduced_B);
+    }
     return t;
   }
 
  private:
+  struct StepLoad {  // one step, per rank
+    explicit StepLoad(int P) : msgs(P), sent_B(P), recv_B(P), reduced_B(P) {}
+    std::vector<uint64_t> msgs, sent_B, recv_B, reduced_B;
+    uint64_t widest = 0;
+  };
+  static uint64_t most(const std::vector<uint64_t>& v) {
+    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  }
+  int P_;
   std::vector<uint64_t> sent_, recv_;
   uint64_t msgs_ = 0;
-  std::map<int, uint64_t> step_max_;
+  std::map<int, StepLoad> steps_;
 };
 
 }  // namespace commlab

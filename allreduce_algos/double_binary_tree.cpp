@@ -1,0 +1,161 @@
+// Double binary tree all-reduce: NCCL's tree (Sanders, Speck and Träff 2009;
+// NCCL 2.4). A single binary tree leaves half its ranks as leaves, which
+// send and receive only once: their links idle while inner nodes carry two
+// children. Two trees fix that: the first half of the buffer goes over tree
+// A, the second over tree B, built so that every leaf of A is an inner node
+// of B and the other way round. Each half is reduced up its tree and
+// broadcast back down; both trees run at once.
+//
+// Tree A is the in-order binary tree on ranks: rank v, with lowest set bit
+// b, has children v - b/2 and v + (the largest of b/2, b/4, ... that stays
+// below P); rank 0 is the root, with one child, the largest power of two
+// below P. Its leaves are the odd ranks. Tree B is A mirrored (rank r on A's
+// node P-1-r) when P is even, shifted by one (rank r on node r-1) when P is
+// odd: its leaves are even ranks.
+//
+//   P = 6    tree A, first half        tree B, second half (mirrored)
+//                 0                          5
+//                 4                          1
+//               2   5                      3   0
+//              1 3                        4 2
+//
+//   reduce, steps 0 .. H-1 (H = the root's height, leaves have height 0):
+//     a rank of height h has its children's sums by now, adds them, and
+//     sends to its parent at step h
+//   broadcast, steps H .. 2H-1: a rank at depth d gets the result from its
+//     parent at step H+d-1 and passes it to its children at step H+d
+//
+// Each step posts both trees' messages and waits for them together. The
+// busiest rank is an inner node of one tree (its half up, a half to each of
+// two children) and a leaf of the other (its half up): it sends 2 x N/2 +
+// N/2 + N/2 = 2N, about the ring's 2(P-1)/P x N, in 2 log2 P steps instead
+// of 2(P-1); the single tree's inner node sends 3N. Counts below 2 leave
+// tree B an empty half: its messages travel empty.
+#include <algorithm>
+
+#include "collectives/collective.hpp"
+
+namespace commlab {
+
+namespace {
+
+class Tree {
+ public:
+  Tree(int P, bool second) : P_(P), second_(second), parent_(P, kNoRank), height_(P), depth_(P) {
+    for (int r = 0; r < P; ++r)
+      for (int c : children(r)) parent_[c] = r;
+    for (int r = 0; r < P; ++r)
+      for (int p = parent_[r]; p != kNoRank; p = parent_[p]) ++depth_[r];
+    for (int r = 0; r < P; ++r) height_[r] = height_below(r);
+  }
+  std::vector<int> children(int r) const {
+    std::vector<int> kids;
+    for (int v : in_order_children(node(r))) kids.push_back(rank(v));
+    return kids;
+  }
+  int parent(int r) const { return parent_[r]; }
+  int height(int r) const { return height_[r]; }
+  int depth(int r) const { return depth_[r]; }
+  int root_height() const { return height_[rank(0)]; }
+
+ private:
+  int node(int r) const { return !second_ ? r : P_ % 2 == 0 ? P_ - 1 - r : (r - 1 + P_) % P_; }
+  int rank(int v) const { return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_; }
+  std::vector<int> in_order_children(int v) const {
+    if (v == 0) {
+      int top = 1;
+      while (2 * top < P_) top *= 2;
+      return P_ > 1 ? std::vector<int>{top} : std::vector<int>{};
+    }
+    const int b = lowbit(v);
+    if (b == 1) return {};
+    std::vector<int> kids{v - b / 2};
+    for (int h = b / 2; h >= 1; h /= 2)
+      if (v + h < P_) {
+        kids.push_back(v + h);
+        break;
+      }
+    return kids;
+  }
+  int height_below(int r) const {
+    int h = 0;
+    for (int c : children(r)) h = std::max(h, 1 + height_below(c));
+    return h;
+  }
+  int P_;
+  bool second_;
+  std::vector<int> parent_, height_, depth_;
+};
+
+// What rank `me` does at `step` in one tree on its half `half` (bytes B):
+// posts the step's messages, and after the wait reduces its children's.
+struct TreeHalf {
+  const Tree& tree;
+  char* half;
+  size_t B;
+  char* incoming;  // room for two children's halves
+
+  void post(Comm& comm, int me, int step) const {
+    const int H = tree.root_height(), up = tree.parent(me);
+    for (size_t i = 0; i < tree.children(me).size(); ++i) {
+      const int c = tree.children(me)[i];
+      if (tree.height(c) == step) comm.irecv(c, incoming + i * B, B, {step});
+      if (H + tree.depth(me) == step) comm.isend(c, half, B, {step});
+    }
+    if (up == kNoRank) return;
+    if (tree.height(me) == step) comm.isend(up, half, B, {step});
+    if (H + tree.depth(me) - 1 == step) comm.irecv(up, half, B, {step});
+  }
+  void fold(const CollectiveJob& job, int me, int step) const {
+    const std::vector<int> kids = tree.children(me);
+    for (size_t i = 0; i < kids.size(); ++i)
+      if (tree.height(kids[i]) == step)
+        job.mem.reduce(job.red, half, incoming + i * B, B / job.esize());
+  }
+};
+
+void allreduce_double_binary_tree(const CollectiveJob& job) {
+  Comm& comm = job.comm;
+  const int P = comm.size(), me = comm.rank();
+  const Chunks halves{allreduce_buffer(job), Partition{job.count, 2}, job.esize()};
+  char* room = static_cast<char*>(job.mem.scratch(2 * job.count * job.esize()));
+  const Tree a(P, false), b(P, true);
+  const TreeHalf both[2] = {{a, halves.at(0), halves.bytes(0), room},
+                            {b, halves.at(1), halves.bytes(1), room + 2 * halves.bytes(0)}};
+  const int steps = 2 * std::max(a.root_height(), b.root_height());
+  for (int step = 0; step < steps; ++step) {
+    for (const TreeHalf& t : both) t.post(comm, me, step);
+    comm.wait_all();
+    for (const TreeHalf& t : both) t.fold(job, me, step);
+  }
+}
+
+Traffic model_allreduce_double_binary_tree(int P, size_t count, size_t esize, int) {
+  const Partition halves{count, 2};
+  Tally t(P);
+  for (int second = 0; second < 2; ++second) {
+    const Tree tree(P, second);
+    const uint64_t B = halves.size(second) * esize;
+    const int H = tree.root_height();
+    for (int r = 0; r < P; ++r) {
+      const int up = tree.parent(r);
+      if (up == kNoRank) continue;
+      t.message(tree.height(r), r, up, B, Arrival::reduced);
+      t.message(H + tree.depth(r) - 1, up, r, B);
+    }
+  }
+  return t.traffic();
+}
+
+}  // namespace
+
+// The textbook's T: what the busiest rank sends once an inner node has two children.
+CollectiveAlgorithm allreduce_double_binary_tree_algorithm() {
+  CollectiveAlgorithm a{"double_binary_tree", allreduce_double_binary_tree,
+                        sized<model_allreduce_double_binary_tree>};
+  a.taught_formula = "2*N";
+  a.taught_T = [](int, double N) { return 2 * N; };
+  return a;
+}
+
+}  // namespace commlab
