@@ -6,6 +6,7 @@
 // by the transport against the algorithm's model. A schedule that deadlocks
 // fails naming the rank and what it waited for. ctest label: inprocess.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <catch2/catch.hpp>
 
@@ -27,12 +28,40 @@ struct Run {
   Op op_kind;
   int root;
   bool in_place;
+  Nodes nodes;       // where the ranks run (the hierarchical all-reduce looks)
+  size_t segment_B;  // the segmented ring's
 
   std::string describe() const {
-    return fmt::format("{} {} P={} N={} {} {} root={}{}", op.name, algo.name, P, N, name(dtype),
-                       name(op_kind), root, in_place ? " in place" : "");
+    return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B", op.name, algo.name,
+                       P, N, name(dtype), name(op_kind), root, in_place ? " in place" : "",
+                       fmt::join(nodes.of_rank, ","), segment_B);
   }
+  JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
 };
+
+// The placements and segments runs take in turn: nodes of 2 and of 3 ranks,
+// two nodes taking ranks in turn (as srun's cyclic distribution does), one
+// node, a node per rank; segments of one element, of three, and none (whole
+// chunks); a large count gets segments of a few thousand bytes (one-element
+// segments of 10^5 elements would be 10^5 messages a step).
+Nodes placement(int k, int P) {
+  switch (k % 5) {
+    case 0: return Nodes::blocks(P, 2);
+    case 1: return Nodes::blocks(P, 3);
+    case 2: {
+      Nodes cyclic;
+      for (int r = 0; r < P; ++r) cyclic.of_rank.push_back(r % 2);
+      return cyclic;
+    }
+    case 3: return Nodes::blocks(P, P);
+    default: return Nodes::blocks(P, 1);
+  }
+}
+size_t segment_B(int k, DType t, size_t N) {
+  if (N > 1000) return k % 2 ? 4000 : 0;
+  const size_t segments[] = {1 * element_size(t), 3 * element_size(t), 0};
+  return segments[k % 3];
+}
 
 // One run on `world`: "" when every rank's result and the counted traffic are right.
 std::string check(ThreadWorld& world, const Run& run) {
@@ -45,12 +74,14 @@ std::string check(ThreadWorld& world, const Run& run) {
     const int me = transport.rank();
     Memory mem;
     Comm comm(transport, mem);
+    comm.set_nodes(run.nodes);
     const Layout L = truth.layout(me);
     Buffer input(run.dtype, run.in_place ? 0 : L.in), out(run.dtype, L.out);
     Buffer& before = run.in_place ? out : input;
     out.fill([](size_t) { return kJunk; });
     before.fill([&](size_t i) { return truth.before(me, i); });
-    run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem});
+    run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
+                  run.segment_B});
     const Traffic t = comm.gather_counts();
     if (me == 0) counted = t;
     if (!run.op.has_data) return;
@@ -60,7 +91,7 @@ std::string check(ThreadWorld& world, const Run& run) {
   });
   for (const std::string& w : wrong)
     if (!w.empty()) return w;
-  const Traffic model = run.algo.model(run.P, run.N, element_size(run.dtype), run.root);
+  const Traffic model = run.algo.model(run.shape());
   if (!counted.same_counts(model))
     return fmt::format(
         "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
@@ -91,8 +122,11 @@ std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int 
   if (op.in_place_form == InPlace::optional) places = {false, true};
   std::vector<Run> all;
   auto add = [&](size_t N, DType t, Op o, int root) {
-    for (bool in_place : places)
-      if (op.refuse(P, N, in_place).empty()) all.push_back({op, algo, P, N, t, o, root, in_place});
+    for (bool in_place : places) {
+      const int k = int(all.size());
+      if (op.refuse(P, N, in_place).empty())
+        all.push_back({op, algo, P, N, t, o, root, in_place, placement(k, P), segment_B(k, t, N)});
+    }
   };
   if (!op.has_data) {
     add(0, DType::float32, Op::sum, P - 1);
