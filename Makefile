@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test bench ps-bench gpu-bench clean
+.PHONY: all deps build test bench ps-bench auto-bench gpu-bench clean
 
 all: build
 
@@ -29,6 +29,10 @@ bench: build
 
 ps-bench: build
 	bash bench/ps_sweep.sh
+
+# -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local/auto).
+auto-bench: build
+	bash bench/auto_bench.sh
 
 # On a machine with a GPU: the GPU suite into results/gpu.
 gpu-bench: build

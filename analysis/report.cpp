@@ -303,9 +303,12 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "# commlab report: {}\n\nMeasured on {}.\n\n## Checks\n\n{}\n"
       "## Traffic against the taught formulas\n\n{}\n"
       "## Time: the alpha-beta model\n\n{}\n"
-      "## Hand-written against the library\n\n{}",
+      "## Hand-written against the library\n\n{}\n"
+      "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
+      "## -a auto against MPI_Allreduce\n\n"
+      "auto's median time over the library's in the same run; the median of those over runs.\n{}",
       title, on.empty() ? "-" : on, checks(rows) + failed(failed_cells), traffic(rows),
-      timing(rows), against_library(rows));
+      timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows));
 }
 
 }  // namespace commlab

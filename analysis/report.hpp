@@ -13,6 +13,12 @@ namespace commlab {
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
                         const std::vector<std::string>& failed_cells = {});
 
+// choice.cpp: per P and size, the fastest all-reduce algorithm measured
+// beside the time model's pick and the crossovers; -a auto over
+// MPI_Allreduce in each run (rows of one run share their date) and the median.
+std::string fastest_allreduce(const std::vector<Measurement>& rows);
+std::string auto_against_library(const std::vector<Measurement>& rows);
+
 // "4 B", "16 KiB", "64 MiB".
 std::string human_bytes(uint64_t bytes);
 

@@ -40,17 +40,29 @@ std::optional<double> optional_number(const std::string& text, const char* colum
 std::vector<Measurement> read_rows(const std::string& path) {
   std::vector<Measurement> rows;
   try {
-    io::CSVReader<23, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, "program", "algorithm", "impl", "device", "dtype", "op",
-                   "P", "count", "bytes", "t_avg_us", "busbw_GBps", "sent_max_rank_B",
-                   "recv_max_rank_B", "sent_total_B", "msgs_total", "steps", "model_steps",
-                   "model_critical_path_B", "taught_formula", "taught_T_B", "check", "note",
-                   "host");
+    io::CSVReader<27, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    // The last two are newer than the rest: a file without them still reads.
+    const char* const newer[] = {"t_model_us", "chose"};
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "program", "algorithm",
+                   "impl", "device", "dtype", "op", "P", "count", "bytes", "t_avg_us",
+                   "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
+                   "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
+                   "taught_formula", "taught_T_B", "check", "note", "host", "date", newer[0],
+                   newer[1]);
+    for (const char* column :
+         {"program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
+          "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
+          "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
+          "taught_formula", "taught_T_B", "check", "note", "host", "date"})
+      if (!in.has_column(column))
+        throw ReportError(fmt::format("{}: no column {} (not a commlab results file?)", path,
+                                      column));
     Measurement m;
-    std::string sent, recv, total, msgs, steps, model_steps, critical, taught;
+    std::string sent, recv, total, msgs, steps, model_steps, critical, taught, t_model;
     while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, m.count,
-                       m.bytes, m.t_avg_us, m.busbw_GBps, sent, recv, total, msgs, steps,
-                       model_steps, critical, m.taught_formula, taught, m.check, m.note, m.host)) {
+                       m.bytes, m.t_avg_us, m.t_median_us, m.busbw_GBps, sent, recv, total, msgs,
+                       steps, model_steps, critical, m.taught_formula, taught, m.check, m.note,
+                       m.host, m.date, t_model, m.chose)) {
       m.line = static_cast<int>(in.get_file_line());
       const std::string where = fmt::format("{} line {}", path, m.line);
       m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);
@@ -61,6 +73,7 @@ std::vector<Measurement> read_rows(const std::string& path) {
       m.model_steps = optional_count(model_steps, "model_steps", where);
       m.model_critical_path_B = optional_count(critical, "model_critical_path_B", where);
       m.taught_T_B = optional_number(taught, "taught_T_B", where);
+      m.t_model_us = optional_number(t_model, "t_model_us", where);
       if (m.P < 1) throw ReportError(where + ": P must be at least 1");
       rows.push_back(m);
     }

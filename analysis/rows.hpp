@@ -18,13 +18,15 @@ struct Measurement {
   std::string program, algorithm, impl, device, dtype, op;
   int P = 0;
   uint64_t count = 0, bytes = 0;
-  double t_avg_us = 0, busbw_GBps = 0;
+  double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
+  std::optional<double> t_model_us;  // the time model's (absent from older files)
+  std::string chose;                 // -a auto's algorithm
   // Counted traffic of a hand-written row (library rows have none).
   std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;
   std::optional<uint64_t> model_steps, model_critical_path_B;
   std::string taught_formula;
   std::optional<double> taught_T_B;
-  std::string check, note, host;
+  std::string check, note, host, date;  // date: when its program started, one per run
   int line = 0;  // in its file, for messages
 
   bool hand() const { return impl == "hand"; }

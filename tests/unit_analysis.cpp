@@ -173,3 +173,37 @@ TEST_CASE("sizes in the report read as people write them") {
   CHECK(human_bytes(64 << 20) == "64 MiB");
   CHECK(human_bytes(1000) == "1000 B");
 }
+
+TEST_CASE("the report's all-reduce choice: fastest per size, crossovers, auto over the library") {
+  std::vector<Measurement> rows;
+  auto row = [&](const std::string& algorithm, uint64_t bytes, double t_us, std::string date,
+                 std::optional<double> model_us = std::nullopt, std::string chose = "") {
+    Measurement m;
+    m.program = "allreduce", m.algorithm = algorithm, m.device = "host", m.dtype = "float32";
+    m.op = "sum", m.P = 4, m.bytes = bytes, m.t_median_us = t_us, m.date = std::move(date);
+    m.impl = algorithm == "MPI_Allreduce" ? "mpi" : "hand";
+    m.t_model_us = model_us, m.chose = std::move(chose);
+    rows.push_back(m);
+  };
+  for (const std::string run : {"d1", "d2", "d3"}) {
+    row("MPI_Allreduce", 4, 10, run);
+    row("MPI_Allreduce", 1 << 20, 100, run);
+  }
+  row("recursive_doubling", 4, 5, "d1", 3);
+  row("ring", 4, 9, "d1", 8);
+  row("recursive_doubling", 1 << 20, 300, "d1", 200);
+  row("ring", 1 << 20, 120, "d1", 150);
+  row("auto", 4, 5, "d1", 3, "recursive_doubling");
+  row("auto", 4, 8, "d2", 3, "recursive_doubling");
+  row("auto", 4, 12, "d3", 3, "recursive_doubling");
+  row("auto", 1 << 20, 120, "d1", 150, "ring");
+  const std::string fastest = fastest_allreduce(rows);
+  CHECK(fastest.find("| 4 B | recursive_doubling | 5.0 | recursive_doubling |") !=
+        std::string::npos);
+  CHECK(fastest.find("Crossovers, measured: recursive_doubling from 4 B, ring from 1 MiB.") !=
+        std::string::npos);
+  const std::string vs = auto_against_library(rows);
+  CHECK(vs.find("| 4 B | recursive_doubling | 3.0 | 8.0 | 0.50 0.80 1.20 | **0.80** |") !=
+        std::string::npos);
+  CHECK(vs.find("Above 1.0 (the library faster): 1 MiB (1.20).") != std::string::npos);
+}

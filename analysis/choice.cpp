@@ -1,0 +1,138 @@
+// The report's all-reduce choice sections: which algorithm was fastest at
+// each size beside the one the time model predicted, where the winner
+// changes, and -a auto's time over MPI_Allreduce's, run by run.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "report.hpp"
+
+namespace commlab {
+
+namespace {
+
+using TableKey = std::tuple<int, std::string, std::string, std::string>;  // P, device, dtype, op
+
+std::string heading(const TableKey& k) {
+  const auto& [P, device, dtype, op] = k;
+  return fmt::format("P = {} ({}, {} {})", P, device, dtype, op);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The hand-written algorithms' rows of one size (auto's apart).
+struct SizeRows {
+  std::vector<const Measurement*> hand;
+  const Measurement* automatic = nullptr;
+  const Measurement* library = nullptr;  // MPI_Allreduce
+};
+
+template <class Time>
+const Measurement* least(const std::vector<const Measurement*>& ms, Time time) {
+  const Measurement* best = nullptr;
+  for (const Measurement* m : ms)
+    if (time(m) && (!best || *time(m) < *time(best))) best = m;
+  return best;
+}
+
+// "a up to 16 KiB, b from 64 KiB": the runs of one winner.
+std::string crossovers(const std::vector<std::pair<uint64_t, std::string>>& winners) {
+  std::string s;
+  for (size_t i = 0; i < winners.size(); ++i)
+    if (i == 0 || winners[i].second != winners[i - 1].second)
+      s += fmt::format("{}{} from {}", s.empty() ? "" : ", ", winners[i].second,
+                       human_bytes(winners[i].first));
+  return s;
+}
+
+}  // namespace
+
+std::string fastest_allreduce(const std::vector<Measurement>& rows) {
+  std::map<TableKey, std::map<uint64_t, SizeRows>> tables;
+  for (const Measurement& m : rows) {
+    if (m.program != "allreduce") continue;
+    SizeRows& at = tables[{m.P, m.device, m.dtype, m.op}][m.bytes];
+    if (m.algorithm == "auto") at.automatic = &m;
+    else if (m.hand()) at.hand.push_back(&m);
+    else if (m.algorithm == "MPI_Allreduce") at.library = &m;
+  }
+  std::string s;
+  for (const auto& [key, by_size] : tables) {
+    std::string table;
+    std::vector<std::pair<uint64_t, std::string>> measured, predicted;
+    for (const auto& [bytes, at] : by_size) {
+      const Measurement* fast = least(at.hand, [](auto* m) { return std::optional(m->t_median_us); });
+      const Measurement* model = least(at.hand, [](auto* m) { return m->t_model_us; });
+      if (!fast || at.hand.size() < 2) continue;
+      measured.emplace_back(bytes, fast->algorithm);
+      if (model) predicted.emplace_back(bytes, model->algorithm);
+      table += fmt::format("| {} | {} | {:.1f} | {} | {} | {} | {} |\n", human_bytes(bytes),
+                           fast->algorithm, fast->t_median_us,
+                           model ? model->algorithm : "-",
+                           model ? fmt::format("{:.1f}", model->t_median_us) : "-",
+                           at.automatic ? at.automatic->chose : "-",
+                           at.library ? fmt::format("{:.1f}", at.library->t_median_us) : "-");
+    }
+    if (table.empty()) continue;
+    s += fmt::format(
+        "\n### {}\n\n| N | fastest (measured) | its median us | the model's pick | its median us "
+        "| auto ran | MPI_Allreduce us |\n|---|---|---|---|---|---|---|\n{}\n"
+        "Crossovers, measured: {}.\n\nCrossovers, predicted: {}.\n",
+        heading(key), table, crossovers(measured),
+        predicted.empty() ? std::string("- (no t_model_us in these rows)") : crossovers(predicted));
+  }
+  return s.empty() ? "No all-reduce rows with two or more hand-written algorithms.\n" : s;
+}
+
+std::string auto_against_library(const std::vector<Measurement>& rows) {
+  // P, device, dtype, op -> size -> run (date) -> auto / MPI_Allreduce, median times
+  std::map<TableKey, std::map<uint64_t, std::map<std::string, std::pair<double, double>>>> runs;
+  std::map<TableKey, std::map<uint64_t, std::map<std::string, std::string>>> chose;
+  std::map<TableKey, std::map<uint64_t, std::vector<double>>> predicted_us, auto_us;
+  for (const Measurement& m : rows) {
+    if (m.program != "allreduce" || (m.algorithm != "auto" && m.algorithm != "MPI_Allreduce"))
+      continue;
+    const TableKey key{m.P, m.device, m.dtype, m.op};
+    auto& pair = runs[key][m.bytes][m.date];
+    (m.algorithm == "auto" ? pair.first : pair.second) = m.t_median_us;
+    if (m.algorithm != "auto") continue;
+    chose[key][m.bytes][m.chose] = m.chose;
+    auto_us[key][m.bytes].push_back(m.t_median_us);
+    if (m.t_model_us) predicted_us[key][m.bytes].push_back(*m.t_model_us);
+  }
+  std::string s;
+  for (const auto& [key, by_size] : runs) {
+    std::string table, over;
+    for (const auto& [bytes, by_run] : by_size) {
+      std::vector<double> ratios;
+      for (const auto& [date, t] : by_run)
+        if (t.first > 0 && t.second > 0) ratios.push_back(t.first / t.second);
+      if (ratios.empty()) continue;
+      std::string ran;
+      for (const auto& [name, _] : chose.at(key).at(bytes)) ran += (ran.empty() ? "" : ", ") + name;
+      std::string each;
+      for (double r : ratios) each += fmt::format("{}{:.2f}", each.empty() ? "" : " ", r);
+      const double mid = median(ratios);
+      const auto& model = predicted_us[key][bytes];
+      table += fmt::format("| {} | {} | {} | {:.1f} | {} | **{:.2f}** |\n", human_bytes(bytes), ran,
+                           model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
+                           median(auto_us[key][bytes]), each, mid);
+      if (mid > 1) over += fmt::format("{}{} ({:.2f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
+    }
+    if (table.empty()) continue;
+    s += fmt::format(
+        "\n### {}\n\n| N | auto ran | model us | measured us | auto / MPI_Allreduce, each run | "
+        "median |\n|---|---|---|---|---|---|\n"
+        "{}\nAbove 1.0 (the library faster): {}.\n",
+        heading(key), table, over.empty() ? "none" : over);
+  }
+  return s.empty() ? "No rows of -a auto beside MPI_Allreduce.\n" : s;
+}
+
+}  // namespace commlab
