@@ -165,6 +165,10 @@ std::unique_ptr<Operation> make_alltoall();
 std::unique_ptr<Operation> make_barrier();
 
 constexpr const char* kAuto = "auto";
+struct CostModel;
+// -a auto: the algorithm the time model predicts fastest on this shape (the first of equals).
+const CollectiveAlgorithm& fastest(const Operation& op, const CostModel& cost,
+                                   const JobShape& shape);
 
 constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
 

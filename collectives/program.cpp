@@ -59,13 +59,6 @@ class ShapeRun {
             o_.segment_B.value_or(best_segment_B(cost_, chunk_B, esize))};
   }
 
-  // auto: the algorithm the time model predicts fastest on this shape.
-  const CollectiveAlgorithm& fastest(const JobShape& shape) const {
-    const CollectiveAlgorithm* best = &op_.algorithms.front();
-    for (const CollectiveAlgorithm& a : op_.algorithms)
-      if (cost_.predict_us(a.model(shape)) < cost_.predict_us(best->model(shape))) best = &a;
-    return *best;
-  }
 
   // The library call(s), then each hand-written algorithm asked for, on one shape.
   std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
@@ -140,7 +133,7 @@ class ShapeRun {
     std::vector<std::pair<std::string, const CollectiveAlgorithm*>> hand;
     for (const CollectiveAlgorithm& algo : op_.algorithms)
       if (picked(algorithms, algo.name)) hand.emplace_back(algo.name, &algo);
-    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(jshape));
+    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(op_, cost_, jshape));
 
     Buffer out(dtype, L.out, where);
     for (const auto& [row_name, algo_ptr] : hand) {
@@ -205,6 +198,17 @@ class ShapeRun {
 };
 
 }  // namespace
+
+const CollectiveAlgorithm& fastest(const Operation& op, const CostModel& cost,
+                                   const JobShape& shape) {
+  const CollectiveAlgorithm* best = &op.algorithms.front();
+  double best_us = cost.predict_us(best->model(shape));
+  for (const CollectiveAlgorithm& a : op.algorithms) {
+    const double us = cost.predict_us(a.model(shape));
+    if (us < best_us) best = &a, best_us = us;
+  }
+  return *best;
+}
 
 std::vector<std::unique_ptr<Operation>> all_operations() {
   std::vector<std::unique_ptr<Operation>> all;

@@ -4,72 +4,133 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cmath>
 
 namespace commlab {
 
+double Curve::at(double b) const {
+  if (bytes.empty()) return 0;
+  if (bytes.size() == 1 || b <= bytes.front()) return us.front();
+  size_t i = 1;
+  while (i + 1 < bytes.size() && bytes[i] < b) ++i;
+  const double slope = (us[i] - us[i - 1]) / (bytes[i] - bytes[i - 1]);
+  return std::max(0.0, us[i - 1] + slope * (b - bytes[i - 1]));
+}
+
+double CostModel::step_us(const StepLoad& s) const {
+  auto each = [](uint64_t n, uint64_t B, const Curve& c) {
+    return n ? double(n) * c.at(double(B) / double(n)) : 0.0;
+  };
+  return each(s.msgs, s.port_B, exchange) + each(s.reduces, s.reduced_B, reduce) +
+         (1 - overlap) * each(s.in_flight, s.in_flight_B, reduce);
+}
+
+double CostModel::predict_us(const Traffic& t) const {
+  double us = 0;
+  for (const StepLoad& s : t.path) us += step_us(s);
+  return us;
+}
+
 namespace {
 
-// One-way time of a `bytes` message between ranks 0 and 1, the best of `reps` round trips.
-double one_way_us(Comm& comm, void* buf, size_t bytes, int reps) {
+constexpr size_t kLargest_B = size_t{8} << 20;
+
+// The best of `reps` runs of f() on every rank at once, as rank 0 saw it.
+template <class F>
+double best_us(Comm& comm, int reps, F f) {
   double best_s = 1e300;
   for (int i = 0; i < reps; ++i) {
     MPI_Barrier(comm.mpi());
     const double t0 = MPI_Wtime();
-    if (comm.rank() == 0) {
-      comm.send(1, buf, bytes, {0});
-      comm.recv(1, buf, bytes, {1});
-    } else if (comm.rank() == 1) {
-      comm.recv(0, buf, bytes, {0});
-      comm.send(0, buf, bytes, {1});
-    }
+    f();
     comm.memory().sync();
     best_s = std::min(best_s, MPI_Wtime() - t0);
   }
-  return best_s / 2 * 1e6;
+  return best_s * 1e6;
+}
+
+int partner(const Comm& comm) {
+  const int p = comm.rank() ^ 1;
+  return p < comm.size() ? p : kNoRank;
+}
+
+// Every pair swaps `bytes`; pieces > 1: in that many pieces, each reduced
+// while the next travels (the segmented ring's step).
+void swap(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduction* red,
+          size_t pieces = 1) {
+  const int p = partner(comm);
+  if (p == kNoRank) return;
+  if (!red) return comm.sendrecv(p, out, bytes, p, in, bytes, {0});
+  const size_t piece = bytes / pieces;
+  for (size_t j = 0; j <= pieces; ++j) {
+    if (j > 0) comm.wait_all();
+    if (j < pieces) {
+      comm.irecv(p, in + j * piece, piece, {0});
+      comm.isend(p, out + j * piece, piece, {0});
+    }
+    if (j > 0) comm.memory().reduce(*red, acc + (j - 1) * piece, in + (j - 1) * piece,
+                                    piece / red->esize());
+  }
 }
 
 }  // namespace
 
 CostModel probe_cost(Comm& comm, const Reduction& red) {
-  constexpr size_t kBig_B = size_t{1} << 20;
   Memory& mem = comm.memory();
-  char* room = static_cast<char*>(mem.scratch(2 * kBig_B));
-  double figures[3] = {0, 0, 0};  // alpha_us, beta_us_per_B, gamma_us_per_B
-  if (comm.size() > 1) {
-    const double small_us = one_way_us(comm, room, 8, 50);
-    const double big_us = one_way_us(comm, room, kBig_B, 5);
-    figures[0] = small_us;
-    figures[1] = std::max(0.0, big_us - small_us) / double(kBig_B);
+  char* room = static_cast<char*>(mem.scratch(3 * kLargest_B));
+  char *out = room, *in = room + kLargest_B, *acc = room + 2 * kLargest_B;
+  CostModel m;
+  m.source = "probe";
+  for (size_t b = 0; b <= kLargest_B; b = b ? 2 * b : 8) {
+    const int reps = b <= (64 << 10) ? 20 : 3;
+    m.exchange.bytes.push_back(double(b));
+    m.exchange.us.push_back(
+        comm.size() > 1 ? best_us(comm, reps, [&] { swap(comm, out, in, acc, b, nullptr); }) : 0);
+    if (b < 64) continue;  // below a few elements, the call's own cost
+    m.reduce.bytes.push_back(double(b));
+    m.reduce.us.push_back(
+        best_us(comm, reps, [&] { mem.reduce(red, acc, in, b / red.esize()); }));
   }
-  if (comm.rank() == 0) {
-    double best_s = 1e300;
-    for (int i = 0; i < 5; ++i) {
-      const double t0 = MPI_Wtime();
-      mem.reduce(red, room, room + kBig_B, kBig_B / red.esize());
-      mem.sync();
-      best_s = std::min(best_s, MPI_Wtime() - t0);
-    }
-    figures[2] = best_s * 1e6 / double(kBig_B);
+  if (comm.size() > 1) {  // overlap: 16 pieces of 1 MiB, against none hidden and all but one
+    const size_t whole = size_t{1} << 20, pieces = 16;
+    const double piece_x = m.exchange.at(double(whole / pieces)),
+                 piece_r = m.reduce.at(double(whole / pieces));
+    const double t = best_us(comm, 3, [&] { swap(comm, out, in, acc, whole, &red, pieces); });
+    const double none = pieces * (piece_x + piece_r), all = pieces * piece_x + piece_r;
+    m.overlap = none > all ? std::clamp((none - t) / (none - all), 0.0, 1.0) : 0;
   }
-  MPI_Bcast(figures, 3, MPI_DOUBLE, 0, comm.mpi());
+  // Rank 0's figures for every rank, so that all choose alike.
+  std::vector<double> figures = m.exchange.us;
+  figures.insert(figures.end(), m.reduce.us.begin(), m.reduce.us.end());
+  figures.push_back(m.overlap);
+  MPI_Bcast(figures.data(), int(figures.size()), MPI_DOUBLE, 0, comm.mpi());
+  const size_t nx = m.exchange.us.size(), nr = m.reduce.us.size();
+  std::copy_n(figures.begin(), nx, m.exchange.us.begin());
+  std::copy_n(figures.begin() + nx, nr, m.reduce.us.begin());
+  m.overlap = figures.back();
   comm.reset_counts();
-  return {figures[0], figures[1], figures[2], "probe"};
+  return m;
 }
 
 std::string describe(const CostModel& m) {
-  auto rate = [](double us_per_B) {
-    return us_per_B > 0 ? fmt::format("{:.2f} GB/s", 1e-3 / us_per_B) : std::string("-");
+  constexpr double kMiB = 1 << 20;
+  auto rate = [&](const Curve& c) {  // bytes per us at 1 MiB, from the curve's slope there
+    const double us = c.at(kMiB) - c.at(kMiB / 2);
+    return us > 0 ? fmt::format("1/{:.1f} GB/s", kMiB / 2 / us / 1e3) : std::string("-");
   };
-  return fmt::format("alpha {:.2f} us, beta 1/{}, gamma 1/{} ({})", m.alpha_us,
-                     rate(m.beta_us_per_B), rate(m.gamma_us_per_B), m.source);
+  return fmt::format("alpha {:.2f} us, beta {} (1 MiB), gamma {} (1 MiB), overlap {:.2f} ({})",
+                     m.exchange.at(0), rate(m.exchange), rate(m.reduce), m.overlap, m.source);
 }
 
 size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize) {
-  if (chunk_B == 0 || m.gamma_us_per_B <= 0) return chunk_B;
-  const double best = std::sqrt(m.alpha_us * double(chunk_B) / m.gamma_us_per_B);
-  const size_t elems = std::max<size_t>(1, size_t(std::min(best, double(chunk_B))) / esize);
-  return elems * esize;
+  size_t best = chunk_B;
+  double best_us = 1e300;
+  for (uint64_t k = 1; k <= chunk_B / esize && k <= (1u << 16); k *= 2) {
+    const size_t seg_B = (chunk_B / esize / k) * esize;
+    const uint64_t pieces = (chunk_B + seg_B - 1) / seg_B;
+    const double us = m.step_us({pieces, chunk_B, 1, seg_B, pieces - 1, chunk_B - seg_B});
+    if (us < best_us) best_us = us, best = seg_B;
+  }
+  return best;
 }
 
 }  // namespace commlab

@@ -1,18 +1,27 @@
-// The time model: a run's time from its schedule, in three machine figures
-// (Hockney's alpha-beta model, with gamma for the reduction as in Thakur,
-// Rabenseifner and Gropp 2005). For each step of the schedule,
+// The time model: a run's time from its schedule, step by step. It is the
+// alpha-beta(-gamma) model of Hockney and of Thakur, Rabenseifner and Gropp
+// 2005, with its figures measured per message size as in Kielmann et al.'s
+// parameterised LogP (2000): a message's cost is read off a curve measured
+// on this machine, not a line through two points, so that a protocol switch
+// (an eager limit) or a buffer falling out of cache shows where it happens.
 //
-//   alpha x the most messages any rank sends in it
-//   + beta x the most bytes any rank sends or receives in it (its port)
-//   + gamma x the most bytes any rank reduces in it, unless hidden behind
-//     the next message (a pipeline)
+// For each step, with the busiest rank's figures (Traffic::path):
 //
-// summed over the steps (Traffic's latency_msgs, port_path_B, reduce_path_B).
-// -a auto runs the algorithm this predicts to be fastest, and the segmented
-// ring cuts its chunks where it predicts the least time.
+//   msgs x exchange(port bytes / msgs)          sending and receiving
+//   + reduces x reduce(reduced bytes / reduces)   reductions before the step ends
+//   + (1 - overlap) x in_flight x reduce(...)     those done while the next
+//                                                 message is on the wire
+//
+// summed over the steps. exchange(m): the time for every rank to swap m
+// bytes with a partner at once (alpha = exchange(0); beta its slope);
+// reduce(m): to reduce m bytes (gamma, its slope); overlap: the share of a
+// pipelined reduction that this machine really hides behind a transfer.
+// -a auto runs the algorithm this predicts fastest; the segmented ring cuts
+// its chunks where it predicts the least time.
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "comm.hpp"
 #include "reduce.hpp"
@@ -20,30 +29,34 @@
 
 namespace commlab {
 
-struct CostModel {
-  double alpha_us = 0;       // per message
-  double beta_us_per_B = 0;  // per byte through a rank's port
-  double gamma_us_per_B = 0; // per byte reduced
-  std::string source;        // where the figures come from, for the table's header
-
-  double predict_us(const Traffic& t) const {
-    return alpha_us * double(t.latency_msgs) + beta_us_per_B * double(t.port_path_B) +
-           gamma_us_per_B * double(t.reduce_path_B);
-  }
+// Microseconds against bytes, measured at a few sizes; linear between them
+// and beyond the last along the last piece's slope.
+struct Curve {
+  std::vector<double> bytes, us;
+  double at(double b) const;
 };
 
-// Measures the three on this machine, the same on every rank (collective,
-// some milliseconds): alpha and beta from a ping-pong between ranks 0 and 1
-// of 8 B and of 1 MiB through `comm`, gamma from reducing 1 MiB of `red` in
-// its memory. Counts on `comm` are reset after.
+struct CostModel {
+  Curve exchange, reduce;
+  double overlap = 0;  // 0: a pipelined reduction hides nothing; 1: all but the last
+  std::string source;  // where the figures come from, for the table's header
+
+  double step_us(const StepLoad& s) const;
+  double predict_us(const Traffic& t) const;
+};
+
+// Measures the model on this machine, the same on every rank (collective,
+// tens of milliseconds): ranks in pairs (0,1), (2,3), ... swap m bytes at
+// once for m = 0 and 8 B .. 8 MiB; every rank reduces m bytes of `red`; the
+// pairs swap and reduce 1 MiB in 16 pipelined pieces, which gives the
+// overlap. Rank 0's best times, shared by all. Counts on `comm` are reset.
 CostModel probe_cost(Comm& comm, const Reduction& red);
 
-// "alpha 1.2 us, beta 0.2 ns/B (5.0 GB/s), gamma 0.3 ns/B (probe)"
+// "alpha 0.31 us, beta 1/7.9 GB/s (1 MiB), gamma 1/21 GB/s (1 MiB), overlap 0.00 (probe)"
 std::string describe(const CostModel& m);
 
-// The segment that minimises a pipelined step over a chunk of chunk_B bytes:
-// k segments cost k x alpha + beta x chunk + gamma x chunk / k, least at
-// chunk / k = sqrt(alpha x chunk / gamma); whole elements, at least one.
+// The segment (a power-of-two share of the chunk, whole elements) for which
+// the model predicts the fastest pipelined step over chunk_B bytes.
 size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize);
 
 }  // namespace commlab

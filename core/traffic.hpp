@@ -7,6 +7,17 @@
 
 namespace commlab {
 
+// One step of a schedule, for the time model: in each field, the most that
+// any one rank has of it in the step.
+struct StepLoad {
+  uint64_t msgs = 0;            // messages it sends
+  uint64_t port_B = 0;          // bytes it sends, or receives, whichever is more
+  uint64_t reduces = 0;         // messages it reduces on arrival, before the step can end
+  uint64_t reduced_B = 0;       //   their bytes
+  uint64_t in_flight = 0;       // messages it reduces while the next is on the wire
+  uint64_t in_flight_B = 0;     //   their bytes
+};
+
 struct Traffic {
   uint64_t sent_max_rank_B = 0;  // bytes sent by the busiest sender
   uint64_t recv_max_rank_B = 0;  // bytes received by the busiest receiver
@@ -14,11 +25,9 @@ struct Traffic {
   uint64_t msgs_total = 0;       // messages sent, summed over all ranks
   uint64_t steps = 0;            // communication rounds in the schedule
   uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
-  // The time model's inputs, summed over the steps; like the critical path,
-  // model-only (time.hpp turns them into microseconds):
-  uint64_t latency_msgs = 0;   // the most messages any rank sends in the step
-  uint64_t port_path_B = 0;    // the most bytes any rank sends, or receives, in the step
-  uint64_t reduce_path_B = 0;  // the most bytes any rank reduces in the step, not hidden
+  // The schedule step by step as the time model sees it (time_model.hpp);
+  // like the critical path, model-only.
+  std::vector<StepLoad> path;
 
   // The counted transport cannot see the critical path; it is a model-only figure.
   bool same_counts(const Traffic& o) const {
@@ -43,12 +52,14 @@ class Tally {
     sent_[from] += bytes;
     recv_[to] += bytes;
     ++msgs_;
-    StepLoad& load = steps_.try_emplace(step, P_).first->second;
-    load.widest = std::max(load.widest, bytes);
-    ++load.msgs[from];
-    load.sent_B[from] += bytes;
-    load.recv_B[to] += bytes;
-    if (arrival == Arrival::reduced) load.reduced_B[to] += bytes;
+    Step& s = steps_.try_emplace(step, P_).first->second;
+    s.widest = std::max(s.widest, bytes);
+    ++s.ranks[from].msgs;
+    s.ranks[from].port_B += bytes;  // sent; received below, kept apart until traffic()
+    s.recv_B[to] += bytes;
+    if (arrival == Arrival::reduced) ++s.ranks[to].reduces, s.ranks[to].reduced_B += bytes;
+    if (arrival == Arrival::reduced_in_flight)
+      ++s.ranks[to].in_flight, s.ranks[to].in_flight_B += bytes;
   }
   Traffic traffic() const {
     Traffic t;
@@ -59,28 +70,34 @@ class Tally {
     }
     t.msgs_total = msgs_;
     t.steps = steps_.empty() ? 0 : uint64_t(steps_.rbegin()->first) + 1;
-    for (const auto& [step, load] : steps_) {
-      t.critical_path_B += load.widest;
-      t.latency_msgs += most(load.msgs);
-      t.port_path_B += std::max(most(load.sent_B), most(load.recv_B));
-      t.reduce_path_B += most(load.reduced_B);
+    for (const auto& [index, s] : steps_) {
+      t.critical_path_B += s.widest;
+      StepLoad most;
+      for (int r = 0; r < P_; ++r) {
+        const StepLoad& mine = s.ranks[r];
+        most.msgs = std::max(most.msgs, mine.msgs);
+        most.port_B = std::max({most.port_B, mine.port_B, s.recv_B[r]});
+        most.reduces = std::max(most.reduces, mine.reduces);
+        most.reduced_B = std::max(most.reduced_B, mine.reduced_B);
+        most.in_flight = std::max(most.in_flight, mine.in_flight);
+        most.in_flight_B = std::max(most.in_flight_B, mine.in_flight_B);
+      }
+      t.path.push_back(most);
     }
     return t;
   }
 
  private:
-  struct StepLoad {  // one step, per rank
-    explicit StepLoad(int P) : msgs(P), sent_B(P), recv_B(P), reduced_B(P) {}
-    std::vector<uint64_t> msgs, sent_B, recv_B, reduced_B;
+  struct Step {  // one step, per rank
+    explicit Step(int P) : ranks(P), recv_B(P) {}
+    std::vector<StepLoad> ranks;
+    std::vector<uint64_t> recv_B;
     uint64_t widest = 0;
   };
-  static uint64_t most(const std::vector<uint64_t>& v) {
-    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-  }
   int P_;
   std::vector<uint64_t> sent_, recv_;
   uint64_t msgs_ = 0;
-  std::map<int, StepLoad> steps_;
+  std::map<int, Step> steps_;
 };
 
 }  // namespace commlab

@@ -8,21 +8,49 @@
 
 using namespace commlab;
 
+StepLoad total(const Traffic& t) {
+  StepLoad sum;
+  for (const StepLoad& s : t.path) {
+    sum.msgs += s.msgs, sum.port_B += s.port_B, sum.reduces += s.reduces;
+    sum.reduced_B += s.reduced_B, sum.in_flight += s.in_flight, sum.in_flight_B += s.in_flight_B;
+  }
+  return sum;
+}
+
+// A machine with straight lines: alpha + beta m to swap, gamma m to reduce.
+CostModel lines(double alpha_us, double beta_us_per_B, double gamma_us_per_B) {
+  CostModel m;
+  m.exchange = {{0, 1e6}, {alpha_us, alpha_us + beta_us_per_B * 1e6}};
+  m.reduce = {{0, 1e6}, {0, gamma_us_per_B * 1e6}};
+  return m;
+}
+
 TEST_CASE("time model: the ring's steps, ports and reductions at P = 4") {
   Traffic t = allreduce_ring_algorithm().model(4, 8, 4, 0);  // chunks of 8 B
-  CHECK(t.latency_msgs == 6);         // one message per rank per step
-  CHECK(t.port_path_B == 6 * 8);      // each rank sends and receives a chunk a step
-  CHECK(t.reduce_path_B == 3 * 8);    // the reduce-scatter's three steps reduce a chunk
-  const CostModel m{1, 0.01, 0.001, "test"};
-  CHECK(m.predict_us(t) == Approx(6 * 1 + 48 * 0.01 + 24 * 0.001));
+  REQUIRE(t.path.size() == 6);
+  const StepLoad sum = total(t);
+  CHECK(sum.msgs == 6);             // one message per rank per step
+  CHECK(sum.port_B == 6 * 8);       // each rank sends and receives a chunk a step
+  CHECK(sum.reduced_B == 3 * 8);    // the reduce-scatter's three steps reduce a chunk
+  CHECK(lines(1, 0.01, 0.001).predict_us(t) == Approx(6 * 1 + 48 * 0.01 + 24 * 0.001));
+}
+
+TEST_CASE("time model: a curve is linear between its points and beyond the last") {
+  const Curve c{{0, 100, 200}, {1, 2, 4}};
+  CHECK(c.at(0) == 1);
+  CHECK(c.at(50) == Approx(1.5));
+  CHECK(c.at(150) == Approx(3));
+  CHECK(c.at(400) == Approx(8));
+  CHECK(Curve{}.at(10) == 0);
 }
 
 TEST_CASE("time model: the tree's inner node receives two children's N in one step") {
   Traffic t = allreduce_tree_algorithm().model(3, 10, 1, 0);  // root 0, children 1 and 2
   CHECK(t.steps == 2);
-  CHECK(t.port_path_B == 20 + 20);  // reduce: the root takes 2N; broadcast: it sends 2N
+  CHECK(total(t).port_B == 20 + 20);  // reduce: the root takes 2N; broadcast: it sends 2N
   CHECK(t.critical_path_B == 10 + 10);
-  CHECK(t.reduce_path_B == 20);
+  CHECK(total(t).reduced_B == 20);
+  CHECK(total(t).reduces == 2);
 }
 
 TEST_CASE("segmented ring: the ring's bytes in k messages a chunk, one reduction left open") {
@@ -33,7 +61,8 @@ TEST_CASE("segmented ring: the ring's bytes in k messages a chunk, one reduction
   CHECK(t.sent_total_B == ring.sent_total_B);
   CHECK(t.steps == ring.steps);
   CHECK(t.msgs_total == 4 * (3 * 4 + 3));  // reduce-scatter in segments, all-gather whole
-  CHECK(t.reduce_path_B == 3 * 100);       // only the last segment's reduction shows
+  CHECK(total(t).reduced_B == 3 * 100);    // the last segment's reduction, after the wire
+  CHECK(total(t).in_flight_B == 3 * 300);  // the others, while the next one travels
   CHECK(seg.model(JobShape{4, 400, 4, 0, {}, 0}).msgs_total == ring.msgs_total);
 }
 
@@ -59,9 +88,23 @@ TEST_CASE("hierarchical: only leaders cross nodes, with the ring's share of L le
   CHECK(per_rank.same_counts(allreduce_ring_algorithm().model(6, N, 1, 0)));
 }
 
-TEST_CASE("the segment the model picks grows as the square root of the chunk") {
-  const CostModel m{4, 0.001, 0.0001, "test"};  // alpha 4 us, gamma 0.1 ns/B
-  CHECK(best_segment_B(m, 1 << 20, 4) == 4 * size_t(std::sqrt(4.0 * (1 << 20) / 0.0001) / 4));
-  CHECK(best_segment_B(m, 100, 4) == 100);  // never more than the chunk
-  CHECK(best_segment_B(CostModel{}, 1000, 4) == 1000);  // no gamma: one segment
+TEST_CASE("the segment the model picks: many where reductions hide, one where they cannot") {
+  CostModel hides = lines(1, 0.001, 0.001);
+  hides.overlap = 1;
+  const size_t chunk_B = 1 << 20;
+  const size_t seg = best_segment_B(hides, chunk_B, 4);
+  CHECK(seg < chunk_B);
+  CHECK(seg >= 4);
+  CHECK(seg % 4 == 0);
+  CHECK(best_segment_B(lines(1, 0.001, 0.001), chunk_B, 4) == chunk_B);  // overlap 0
+  CHECK(best_segment_B(hides, 2, 4) == 2);  // less than an element: the chunk
+}
+
+TEST_CASE("auto's pick follows the machine: latency-bound small, bandwidth-bound large") {
+  const auto op = make_allreduce();
+  const CostModel m = lines(5, 0.001, 0.0005);
+  auto pick = [&](size_t count) { return fastest(*op, m, JobShape{8, count, 4, 0}).name; };
+  CHECK(pick(1) == "recursive_doubling");  // log2 P steps
+  const std::string big = pick(size_t{1} << 24);
+  CHECK((big == "rabenseifner" || big == "ring" || big == "double_binary_tree"));
 }
