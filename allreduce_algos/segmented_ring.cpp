@@ -4,8 +4,9 @@
 // reduces it; here only the last segment's reduction is left in the open.
 // This is the pipelining of Patarasuk and Yuan 2009 and of NCCL's ring
 // kernels, within each step. The segment is --segment bytes; by default the
-// size the time model predicts fastest (time_model.hpp): chunk/k with k
-// about sqrt(gamma x chunk / alpha).
+// size the time model predicts fastest for a chunk (time_model.hpp): many
+// segments where this machine overlaps reduction with transfer, or where a
+// chunk no longer fits in cache; one where neither holds.
 //
 //   reduce-scatter, steps s = 0 .. P-2 (the ring's chunks), in k segments:
 //     post segment 0 (send and receive)
