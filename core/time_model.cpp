@@ -34,38 +34,42 @@ namespace {
 
 constexpr size_t kLargest_B = size_t{8} << 20;
 
-// The best of `reps` runs of f() on every rank at once, as rank 0 saw it.
+// The median of `reps` runs of f() on every rank at once, as rank 0 saw it:
+// not the best, which on a crowded machine is the rare run that found every
+// rank on a core.
 template <class F>
-double best_us(Comm& comm, int reps, F f) {
-  double best_s = 1e300;
+double median_us(Comm& comm, int reps, F f) {
+  std::vector<double> us;
   for (int i = 0; i < reps; ++i) {
     MPI_Barrier(comm.mpi());
     const double t0 = MPI_Wtime();
     f();
     comm.memory().sync();
-    best_s = std::min(best_s, MPI_Wtime() - t0);
+    us.push_back((MPI_Wtime() - t0) * 1e6);
   }
-  return best_s * 1e6;
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
 }
 
-int partner(const Comm& comm) {
-  const int p = comm.rank() ^ 1;
-  return p < comm.size() ? p : kNoRank;
+// A larger message never costs less: noise that says so would make cutting
+// a message in pieces look free.
+void monotone(Curve& c) {
+  for (size_t i = 1; i < c.us.size(); ++i) c.us[i] = std::max(c.us[i], c.us[i - 1]);
 }
 
-// Every pair swaps `bytes`; pieces > 1: in that many pieces, each reduced
-// while the next travels (the segmented ring's step).
-void swap(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduction* red,
-          size_t pieces = 1) {
-  const int p = partner(comm);
-  if (p == kNoRank) return;
-  if (!red) return comm.sendrecv(p, out, bytes, p, in, bytes, {0});
+// One step of a ring, every rank at once: `bytes` to the right, as many from
+// the left. With pieces > 1, in that many pieces, each reduced while the
+// next travels (the segmented ring's step).
+void shift(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduction* red,
+           size_t pieces = 1) {
+  const int P = comm.size(), right = (comm.rank() + 1) % P, left = (comm.rank() - 1 + P) % P;
+  if (!red) return comm.sendrecv(right, out, bytes, left, in, bytes, {0});
   const size_t piece = bytes / pieces;
   for (size_t j = 0; j <= pieces; ++j) {
     if (j > 0) comm.wait_all();
     if (j < pieces) {
-      comm.irecv(p, in + j * piece, piece, {0});
-      comm.isend(p, out + j * piece, piece, {0});
+      comm.irecv(left, in + j * piece, piece, {0});
+      comm.isend(right, out + j * piece, piece, {0});
     }
     if (j > 0) comm.memory().reduce(*red, acc + (j - 1) * piece, in + (j - 1) * piece,
                                     piece / red->esize());
@@ -82,19 +86,27 @@ CostModel probe_cost(Comm& comm, const Reduction& red) {
   m.source = "probe";
   for (size_t b = 0; b <= kLargest_B; b = b ? 2 * b : 8) {
     const int reps = b <= (64 << 10) ? 20 : 3;
+    // Steps that wait for each other, as an algorithm's do: each sends on
+    // what the last received, so a rank waits for its left neighbour's step.
+    constexpr int kSteps = 4;
+    auto steps = [&] {
+      for (int s = 0; s < kSteps; ++s)
+        shift(comm, s % 2 ? in : out, s % 2 ? out : in, acc, b, nullptr);
+    };
     m.exchange.bytes.push_back(double(b));
-    m.exchange.us.push_back(
-        comm.size() > 1 ? best_us(comm, reps, [&] { swap(comm, out, in, acc, b, nullptr); }) : 0);
+    m.exchange.us.push_back(comm.size() > 1 ? median_us(comm, reps, steps) / kSteps : 0);
     if (b < 64) continue;  // below a few elements, the call's own cost
     m.reduce.bytes.push_back(double(b));
     m.reduce.us.push_back(
-        best_us(comm, reps, [&] { mem.reduce(red, acc, in, b / red.esize()); }));
+        median_us(comm, reps, [&] { mem.reduce(red, acc, in, b / red.esize()); }));
   }
+  monotone(m.exchange);
+  monotone(m.reduce);
   if (comm.size() > 1) {  // overlap: 16 pieces of 1 MiB, against none hidden and all but one
     const size_t whole = size_t{1} << 20, pieces = 16;
     const double piece_x = m.exchange.at(double(whole / pieces)),
                  piece_r = m.reduce.at(double(whole / pieces));
-    const double t = best_us(comm, 3, [&] { swap(comm, out, in, acc, whole, &red, pieces); });
+    const double t = median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, &red, pieces); });
     const double none = pieces * (piece_x + piece_r), all = pieces * piece_x + piece_r;
     m.overlap = none > all ? std::clamp((none - t) / (none - all), 0.0, 1.0) : 0;
   }

@@ -13,7 +13,7 @@
 //                                                 message is on the wire
 //
 // summed over the steps. exchange(m): the time for every rank to swap m
-// bytes with a partner at once (alpha = exchange(0); beta its slope);
+// bytes with its neighbours at once (alpha = exchange(0); beta its slope);
 // reduce(m): to reduce m bytes (gamma, its slope); overlap: the share of a
 // pipelined reduction that this machine really hides behind a transfer.
 // -a auto runs the algorithm this predicts fastest; the segmented ring cuts
@@ -46,10 +46,12 @@ struct CostModel {
 };
 
 // Measures the model on this machine, the same on every rank (collective,
-// tens of milliseconds): ranks in pairs (0,1), (2,3), ... swap m bytes at
-// once for m = 0 and 8 B .. 8 MiB; every rank reduces m bytes of `red`; the
-// pairs swap and reduce 1 MiB in 16 pipelined pieces, which gives the
-// overlap. Rank 0's best times, shared by all. Counts on `comm` are reset.
+// tens of milliseconds): every rank sends m bytes to its right and receives
+// as many from its left at once (a ring's step, with every rank busy, as in
+// the algorithms) for m = 0 and 8 B .. 8 MiB; every rank reduces m bytes of
+// `red`; the ring shifts and reduces 1 MiB in 16 pipelined pieces, which
+// gives the overlap. Rank 0's median times, shared by all. Counts on `comm`
+// are reset.
 CostModel probe_cost(Comm& comm, const Reduction& red);
 
 // "alpha 0.31 us, beta 1/7.9 GB/s (1 MiB), gamma 1/21 GB/s (1 MiB), overlap 0.00 (probe)"

@@ -13,7 +13,7 @@ BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
 # Every operation, as the build lists them (allreduce runs all its algorithms).
-PROGRAMS=${PROGRAMS:-$(cat "$BIN/operations.txt")}
+PROGRAMS=${PROGRAMS:-$(cat "$BIN/programs.txt")}
 if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
   echo "skipped: $(tail -1 "$TMP/probe")"
   exit 77
