@@ -30,7 +30,7 @@ bench: build
 ps-bench: build
 	bash bench/ps_sweep.sh
 
-# -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local/auto).
+# -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local_auto).
 auto-bench: build
 	bash bench/auto_bench.sh
 

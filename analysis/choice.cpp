@@ -125,7 +125,7 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
       table += fmt::format("| {} | {} | {} | {:.1f} | {} | **{:.2f}** |\n", human_bytes(bytes), ran,
                            model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
                            median(auto_us[key][bytes]), each, mid);
-      if (mid > 1) over += fmt::format("{}{} ({:.2f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
+      if (mid > 1) over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
     }
     if (table.empty()) continue;
     s += fmt::format(
