@@ -58,21 +58,24 @@ void monotone(Curve& c) {
 }
 
 // One step of a ring, every rank at once: `bytes` to the right, as many from
-// the left. With pieces > 1, in that many pieces, each reduced while the
-// next travels (the segmented ring's step).
+// the left. With a reduction, in `pieces` pieces, each reduced after it
+// lands: while the next one travels (pipelined, the segmented ring's step),
+// or before the next is sent.
 void shift(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduction* red,
-           size_t pieces = 1) {
+           size_t pieces = 1, bool pipelined = false) {
   const int P = comm.size(), right = (comm.rank() + 1) % P, left = (comm.rank() - 1 + P) % P;
   if (!red) return comm.sendrecv(right, out, bytes, left, in, bytes, {0});
   const size_t piece = bytes / pieces;
-  for (size_t j = 0; j <= pieces; ++j) {
-    if (j > 0) comm.wait_all();
-    if (j < pieces) {
-      comm.irecv(left, in + j * piece, piece, {0});
-      comm.isend(right, out + j * piece, piece, {0});
-    }
-    if (j > 0) comm.memory().reduce(*red, acc + (j - 1) * piece, in + (j - 1) * piece,
-                                    piece / red->esize());
+  auto post = [&](size_t j) {
+    comm.irecv(left, in + j * piece, piece, {0});
+    comm.isend(right, out + j * piece, piece, {0});
+  };
+  if (pipelined) post(0);
+  for (size_t j = 0; j < pieces; ++j) {
+    if (!pipelined) post(j);
+    comm.wait_all();
+    if (pipelined && j + 1 < pieces) post(j + 1);
+    comm.memory().reduce(*red, acc + j * piece, in + j * piece, piece / red->esize());
   }
 }
 
@@ -102,13 +105,14 @@ CostModel probe_cost(Comm& comm, const Reduction& red) {
   }
   monotone(m.exchange);
   monotone(m.reduce);
-  if (comm.size() > 1) {  // overlap: 16 pieces of 1 MiB, against none hidden and all but one
+  if (comm.size() > 1) {  // overlap: 1 MiB in 16 pieces, pipelined or one after the other
     const size_t whole = size_t{1} << 20, pieces = 16;
-    const double piece_x = m.exchange.at(double(whole / pieces)),
-                 piece_r = m.reduce.at(double(whole / pieces));
-    const double t = median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, &red, pieces); });
-    const double none = pieces * (piece_x + piece_r), all = pieces * piece_x + piece_r;
-    m.overlap = none > all ? std::clamp((none - t) / (none - all), 0.0, 1.0) : 0;
+    auto run = [&](bool pipelined) {
+      return median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, &red, pieces, pipelined); });
+    };
+    const double apart = run(false), pipelined = run(true);
+    const double hideable = (pieces - 1) * m.reduce.at(double(whole / pieces));
+    m.overlap = hideable > 0 ? std::clamp((apart - pipelined) / hideable, 0.0, 1.0) : 0;
   }
   // Rank 0's figures for every rank, so that all choose alike.
   std::vector<double> figures = m.exchange.us;

@@ -49,8 +49,9 @@ struct CostModel {
 // tens of milliseconds): every rank sends m bytes to its right and receives
 // as many from its left at once (a ring's step, with every rank busy, as in
 // the algorithms) for m = 0 and 8 B .. 8 MiB; every rank reduces m bytes of
-// `red`; the ring shifts and reduces 1 MiB in 16 pipelined pieces, which
-// gives the overlap. Rank 0's median times, shared by all. Counts on `comm`
+// `red`; the ring shifts and reduces 1 MiB in 16 pieces, pipelined and one
+// after the other: the time saved over the reductions that could hide is
+// the overlap. Rank 0's median times, shared by all. Counts on `comm`
 // are reset.
 CostModel probe_cost(Comm& comm, const Reduction& red);
 
