@@ -37,3 +37,6 @@ else
   git diff --quiet HEAD -- . ':!results' 2>/dev/null || version="$version-dirty"
 fi
 echo "- commlab: $version"
+# Settings of the MPI in the environment (OMPI_MCA_*), which change timings.
+mca=$(env | grep '^OMPI_MCA_' | sort | tr '\n' ' ')
+[ -z "$mca" ] || echo "- environment: $mca"
