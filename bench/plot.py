@@ -5,6 +5,8 @@
   time_vs_size.png   time per call against message size, one panel per operation
   busbw_vs_size.png  bus bandwidth against size, hand-written beside the library
   time_vs_P.png      all-reduce time against P at the largest size swept
+  fastest_vs_size.png  per P and size, the fastest all-reduce algorithm measured,
+                     beside the one the time model predicted
 """
 import csv
 import math
@@ -139,6 +141,40 @@ def time_vs_P(rows, folder):
     plt.close(fig)
 
 
+def fastest_vs_size(rows, folder):
+    cells = defaultdict(list)  # (P, bytes) -> the hand-written all-reduce rows
+    for r in rows:
+        if is_allreduce(r["program"]) and r["impl"] == "hand" and r["algorithm"] != "auto":
+            cells[(int(r["P"]), int(r["bytes"]))].append(r)
+    cells = {k: v for k, v in cells.items() if len(v) > 1}
+    if not cells:
+        return
+    names = sorted({r["algorithm"] for rs in cells.values() for r in rs})
+    color = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
+    Ps = sorted({P for P, _ in cells})
+    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.7 * len(Ps)))
+    for (P, N), rs in cells.items():
+        fastest = min(rs, key=lambda r: float(r["t_median_us"]))
+        ax.scatter(N, P - 0.15, color=color[fastest["algorithm"]], marker="o", s=60)
+        modelled = [r for r in rs if r.get("t_model_us")]  # older files have no model times
+        if modelled:
+            pick = min(modelled, key=lambda r: float(r["t_model_us"]))
+            ax.scatter(N, P + 0.15, color=color[pick["algorithm"]], marker="D", s=35)
+    for n in names:
+        ax.scatter([], [], color=color[n], marker="s", label=n)
+    ax.scatter([], [], facecolors="none", edgecolors="k", marker="o", label="fastest, measured (lower)")
+    ax.scatter([], [], facecolors="none", edgecolors="k", marker="D", label="the time model's pick (upper)")
+    ax.set_xscale("log", base=2)
+    ax.set_yticks(Ps)
+    ax.set(xlabel="N, bytes per rank", ylabel="processes P",
+           title="All-reduce: the fastest algorithm at each size, and the model's pick")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    fig.savefig(folder / "fastest_vs_size.png", dpi=90)
+    plt.close(fig)
+
+
 def main(folder):
     folder = Path(folder)
     rows = load(folder)
@@ -148,6 +184,7 @@ def main(folder):
     by_size(rows, folder, "t_avg_us", "time per call (us)", "time_vs_size.png", True)
     by_size(rows, folder, "busbw_GBps", "bus bandwidth (GB/s)", "busbw_vs_size.png", False)
     time_vs_P(rows, folder)
+    fastest_vs_size(rows, folder)
 
 
 if __name__ == "__main__":
