@@ -63,101 +63,9 @@ class ShapeRun {
   // The library call(s), then each hand-written algorithm asked for, on one shape.
   std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
                            size_t N) {
-    const int P = comm_.size(), me = comm_.rank(), root = o_.root;
-    const bool in_place = op_.in_place_form == InPlace::always ||
-                          (op_.in_place_form == InPlace::optional && o_.in_place);
-    const Truth truth(op_, {o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P}, root, N,
-                      in_place);
-    const Layout L = truth.layout(me);
-    const size_t checked = truth.checked(me);
-    const Reduction red{dtype, op_kind};
-    const Device where = o_.device;
-
-    // Out of place: this rank's input. In place: what its one buffer holds before each run.
-    Buffer input(dtype, in_place ? L.out : L.in, where);
-    input.fill([&](size_t i) { return truth.before(me, i); });
-    // The exact answer, once per shape and only when results are checked.
-    std::optional<Buffer> exact;
-    if (o_.check) {
-      exact.emplace(dtype, checked, where);
-      exact->fill([&](size_t i) { return truth.after(me, i); });
-    }
-
-    const Shape shape{dtype, op_kind, N, op_.busbw_factor(P), op_.reduces, true};
-    const JobShape jshape = job_shape(N, red.esize());
-    std::vector<Row> rows;
-    std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
-    std::vector<std::unique_ptr<LibraryStaging>> stagings;
-    auto make_case = [&](const std::string& name, Impl impl, auto run, Buffer& out) {
-      Case c;
-      c.algorithm = name;
-      c.impl = impl;
-      c.prepare = [&out, &input, in_place] {
-        if (in_place) out.copy_from(input);
-      };
-      auto job = [this, run, N, red, root, segment_B = jshape.segment_B](const void* from, void* to) {
-        run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B});
-      };
-      if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
-        LibraryStaging* staging =
-            stagings.emplace_back(std::make_unique<LibraryStaging>(comm_, input, out)).get();
-        c.run = [staging, job, in_place] { staging->run(in_place, job); };
-      } else {
-        c.run = [job, &out, &input, in_place] {
-          job(in_place ? out.data() : input.data(), out.data());
-        };
-      }
-      c.input = &input;
-      c.output = &out;
-      out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
-      return c;
-    };
-
-    lib_results.reserve(op_.library.size());
-    for (const LibraryCall& lib : op_.library) {
-      if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
-      if (lib.impl == Impl::nccl && (!comm_.nccl() || (lib.usable && !lib.usable(P, N, in_place))))
-        continue;
-      Buffer& out = lib_results.emplace_back(lib.pairs_with, Buffer(dtype, L.out, where)).second;
-      Case c = make_case(lib.uneven_name.empty() || N % P == 0 ? lib.name : lib.uneven_name,
-                         lib.impl, lib.run, out);
-      c.check = [&] {
-        Mismatch m = compare(out, *exact, checked);
-        return Verdict{m.wrong, std::nullopt, m.first};
-      };
-      if (!lib.pairs_with.empty()) c.time_scale = op_.algorithm(lib.pairs_with).time_scale;
-      rows.push_back(runner_.measure(shape, c));
-    }
-
-    // Each algorithm asked for, then auto: a row of its own, named auto.
-    std::vector<std::pair<std::string, const CollectiveAlgorithm*>> hand;
-    for (const CollectiveAlgorithm& algo : op_.algorithms)
-      if (picked(algorithms, algo.name)) hand.emplace_back(algo.name, &algo);
-    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(op_, cost_, jshape));
-
-    Buffer out(dtype, L.out, where);
-    for (const auto& [row_name, algo_ptr] : hand) {
-      const CollectiveAlgorithm& algo = *algo_ptr;
-      const Buffer* lib = &lib_results.front().second;  // the one it pairs with, else the first
-      for (const auto& [pairs_with, result] : lib_results)
-        if (pairs_with == algo.name) lib = &result;
-      Case c = make_case(row_name, Impl::hand, algo.run, out);
-      c.check = [&, lib] {
-        Mismatch m = compare(out, *exact, checked);
-        return Verdict{m.wrong, compare(out, *lib, checked).wrong, m.first};
-      };
-      c.model = algo.model(jshape);
-      c.t_model_us = cost_.predict_us(*c.model);
-      if (row_name == kAuto) c.chose = algo.name;
-      c.time_scale = algo.time_scale;
-      if (algo.taught_T) {
-        c.taught_formula = algo.taught_formula;
-        c.taught_T_B = algo.taught_T(P, double(N * red.esize()));
-      }
-      Row row = runner_.measure(shape, c);
-      if (row.note.empty() && algo.remark) row.note = algo.remark(P);
-      rows.push_back(row);
-    }
+    OneShape d(*this, dtype, op_kind, N);
+    std::vector<Row> rows = library_rows(algorithms, d);
+    for (const Row& row : hand_rows(algorithms, d)) rows.push_back(row);
     return rows;
   }
 
@@ -190,6 +98,130 @@ class ShapeRun {
   }
 
  private:
+  // One shape on this rank: what every implementation's case shares.
+  struct OneShape {
+    OneShape(const ShapeRun& run, DType dtype, Op op_kind, size_t count)
+        : P(run.comm_.size()),
+          me(run.comm_.rank()),
+          N(count),
+          in_place(run.op_.in_place_form == InPlace::always ||
+                   (run.op_.in_place_form == InPlace::optional && run.o_.in_place)),
+          truth(run.op_, {run.o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P},
+                run.o_.root, N, in_place),
+          L(truth.layout(me)),
+          checked(truth.checked(me)),
+          red{dtype, op_kind},
+          shape{dtype, op_kind, N, run.op_.busbw_factor(P), run.op_.reduces, true},
+          job(run.job_shape(N, red.esize())),
+          // Out of place: this rank's input. In place: what its one buffer holds before each run.
+          input(dtype, in_place ? L.out : L.in, run.o_.device) {
+      input.fill([&](size_t i) { return truth.before(me, i); });
+      if (run.o_.check) {  // the exact answer, once per shape and only when results are checked
+        exact.emplace(dtype, checked, run.o_.device);
+        exact->fill([&](size_t i) { return truth.after(me, i); });
+      }
+    }
+    int P, me;
+    size_t N;
+    bool in_place;
+    Truth truth;
+    Layout L;
+    size_t checked;
+    Reduction red;
+    Shape shape;
+    JobShape job;
+    Buffer input;
+    std::optional<Buffer> exact;
+    std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
+    std::vector<std::unique_ptr<LibraryStaging>> stagings;
+  };
+
+  // A case that runs `run` on d's input into `out`.
+  Case make_case(OneShape& d, const std::string& name, Impl impl,
+                 void (*run)(const CollectiveJob&), Buffer& out) {
+    Case c;
+    c.algorithm = name;
+    c.impl = impl;
+    const bool in_place = d.in_place;
+    Buffer& input = d.input;
+    c.prepare = [&out, &input, in_place] {
+      if (in_place) out.copy_from(input);
+    };
+    auto job = [this, run, N = d.N, red = d.red, root = o_.root,
+                segment_B = d.job.segment_B](const void* from, void* to) {
+      run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B});
+    };
+    if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
+      LibraryStaging* staging =
+          d.stagings.emplace_back(std::make_unique<LibraryStaging>(comm_, input, out)).get();
+      c.run = [staging, job, in_place] { staging->run(in_place, job); };
+    } else {
+      c.run = [job, &out, &input, in_place] {
+        job(in_place ? out.data() : input.data(), out.data());
+      };
+    }
+    c.input = &input;
+    c.output = &out;
+    out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
+    return c;
+  }
+
+  std::vector<Row> library_rows(const std::vector<std::string>& algorithms, OneShape& d) {
+    std::vector<Row> rows;
+    d.lib_results.reserve(op_.library.size());  // cases keep references to the results
+    for (const LibraryCall& lib : op_.library) {
+      if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
+      if (lib.impl == Impl::nccl &&
+          (!comm_.nccl() || (lib.usable && !lib.usable(d.P, d.N, d.in_place))))
+        continue;
+      Buffer& out = d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, o_.device))
+                        .second;
+      Case c = make_case(d, lib.uneven_name.empty() || d.N % d.P == 0 ? lib.name : lib.uneven_name,
+                         lib.impl, lib.run, out);
+      c.check = [&] {
+        Mismatch m = compare(out, *d.exact, d.checked);
+        return Verdict{m.wrong, std::nullopt, m.first};
+      };
+      if (!lib.pairs_with.empty()) c.time_scale = op_.algorithm(lib.pairs_with).time_scale;
+      rows.push_back(runner_.measure(d.shape, c));
+    }
+    return rows;
+  }
+
+  // Each algorithm asked for, then auto: a row of its own, named auto.
+  std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, OneShape& d) {
+    std::vector<std::pair<std::string, const CollectiveAlgorithm*>> hand;
+    for (const CollectiveAlgorithm& algo : op_.algorithms)
+      if (picked(algorithms, algo.name)) hand.emplace_back(algo.name, &algo);
+    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(op_, cost_, d.job));
+
+    std::vector<Row> rows;
+    Buffer out(d.red.dtype, d.L.out, o_.device);
+    for (const auto& [row_name, algo_ptr] : hand) {
+      const CollectiveAlgorithm& algo = *algo_ptr;
+      const Buffer* lib = &d.lib_results.front().second;  // the one it pairs with, else the first
+      for (const auto& [pairs_with, result] : d.lib_results)
+        if (pairs_with == algo.name) lib = &result;
+      Case c = make_case(d, row_name, Impl::hand, algo.run, out);
+      c.check = [&, lib] {
+        Mismatch m = compare(out, *d.exact, d.checked);
+        return Verdict{m.wrong, compare(out, *lib, d.checked).wrong, m.first};
+      };
+      c.model = algo.model(d.job);
+      c.t_model_us = cost_.predict_us(*c.model);
+      if (row_name == kAuto) c.chose = algo.name;
+      c.time_scale = algo.time_scale;
+      if (algo.taught_T) {
+        c.taught_formula = algo.taught_formula;
+        c.taught_T_B = algo.taught_T(d.P, double(d.N * d.red.esize()));
+      }
+      Row row = runner_.measure(d.shape, c);
+      if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
   Runner& runner_;
   Comm& comm_;
   const Options& o_;
