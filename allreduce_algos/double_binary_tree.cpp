@@ -39,52 +39,59 @@ namespace commlab {
 
 namespace {
 
+// One of the two trees. Everything about a rank follows from its node
+// number in O(log P), so a run builds nothing on the timed path.
 class Tree {
  public:
-  Tree(int P, bool second) : P_(P), second_(second), parent_(P, kNoRank), height_(P), depth_(P) {
-    for (int r = 0; r < P; ++r)
-      for (int c : children(r)) parent_[c] = r;
-    for (int r = 0; r < P; ++r)
-      for (int p = parent_[r]; p != kNoRank; p = parent_[p]) ++depth_[r];
-    for (int r = 0; r < P; ++r) height_[r] = height_below(r);
+  Tree(int P, bool second) : P_(P), second_(second) {}
+  struct Kids {
+    int n = 0;
+    int rank[2] = {kNoRank, kNoRank};
+  };
+  Kids children(int r) const {
+    Kids k;
+    const int v = node(r);
+    if (v == 0) {
+      if (P_ > 1) k.rank[k.n++] = rank(top());
+      return k;
+    }
+    const int b = lowbit(v);
+    if (b == 1) return k;
+    k.rank[k.n++] = rank(v - b / 2);
+    for (int h = b / 2; h >= 1; h /= 2)
+      if (v + h < P_) {
+        k.rank[k.n++] = rank(v + h);
+        break;
+      }
+    return k;
   }
-  std::vector<int> children(int r) const {
-    std::vector<int> kids;
-    for (int v : in_order_children(node(r))) kids.push_back(rank(v));
-    return kids;
+  // v - b or v + b (b = v's lowest bit), whichever has the next bit up;
+  // v - b where v + b is past the last rank. The root's child climbs to 0.
+  int parent(int r) const {
+    const int v = node(r);
+    if (v == 0) return kNoRank;
+    const int b = lowbit(v), up = (v ^ b) | (2 * b);
+    return rank(up < P_ ? up : v ^ b);
   }
-  int parent(int r) const { return parent_[r]; }
-  int height(int r) const { return height_[r]; }
-  int depth(int r) const { return depth_[r]; }
-  int root_height() const { return height_[rank(0)]; }
+  // A node's left chain is always whole: its height is its lowest bit's.
+  int height(int r) const { return node(r) == 0 ? root_height() : log2_exact(lowbit(node(r))); }
+  int depth(int r) const {
+    int d = 0;
+    for (int p = parent(r); p != kNoRank; p = parent(p)) ++d;
+    return d;
+  }
+  int root_height() const { return binomial_rounds(P_); }
 
  private:
   int node(int r) const { return !second_ ? r : P_ % 2 == 0 ? P_ - 1 - r : (r - 1 + P_) % P_; }
   int rank(int v) const { return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_; }
-  std::vector<int> in_order_children(int v) const {
-    if (v == 0) {
-      int top = 1;
-      while (2 * top < P_) top *= 2;
-      return P_ > 1 ? std::vector<int>{top} : std::vector<int>{};
-    }
-    const int b = lowbit(v);
-    if (b == 1) return {};
-    std::vector<int> kids{v - b / 2};
-    for (int h = b / 2; h >= 1; h /= 2)
-      if (v + h < P_) {
-        kids.push_back(v + h);
-        break;
-      }
-    return kids;
-  }
-  int height_below(int r) const {
-    int h = 0;
-    for (int c : children(r)) h = std::max(h, 1 + height_below(c));
-    return h;
+  int top() const {  // the root's one child: the largest power of two below P
+    int t = 1;
+    while (2 * t < P_) t *= 2;
+    return t;
   }
   int P_;
   bool second_;
-  std::vector<int> parent_, height_, depth_;
 };
 
 // What rank `me` does at `step` in one tree on its half `half` (bytes B):
@@ -95,21 +102,21 @@ struct TreeHalf {
   size_t B;
   char* incoming;  // room for two children's halves
 
-  void post(Comm& comm, int me, int step) const {
+  void post(Comm& comm, int me, int depth, int step) const {
     const int H = tree.root_height(), up = tree.parent(me);
-    for (size_t i = 0; i < tree.children(me).size(); ++i) {
-      const int c = tree.children(me)[i];
-      if (tree.height(c) == step) comm.irecv(c, incoming + i * B, B, {step});
-      if (H + tree.depth(me) == step) comm.isend(c, half, B, {step});
+    const Tree::Kids kids = tree.children(me);
+    for (int i = 0; i < kids.n; ++i) {
+      if (tree.height(kids.rank[i]) == step) comm.irecv(kids.rank[i], incoming + i * B, B, {step});
+      if (H + depth == step) comm.isend(kids.rank[i], half, B, {step});
     }
     if (up == kNoRank) return;
     if (tree.height(me) == step) comm.isend(up, half, B, {step});
-    if (H + tree.depth(me) - 1 == step) comm.irecv(up, half, B, {step});
+    if (H + depth - 1 == step) comm.irecv(up, half, B, {step});
   }
   void fold(const CollectiveJob& job, int me, int step) const {
-    const std::vector<int> kids = tree.children(me);
-    for (size_t i = 0; i < kids.size(); ++i)
-      if (tree.height(kids[i]) == step)
+    const Tree::Kids kids = tree.children(me);
+    for (int i = 0; i < kids.n; ++i)
+      if (tree.height(kids.rank[i]) == step)
         job.mem.reduce(job.red, half, incoming + i * B, B / job.esize());
   }
 };
@@ -122,9 +129,9 @@ void allreduce_double_binary_tree(const CollectiveJob& job) {
   const Tree a(P, false), b(P, true);
   const TreeHalf both[2] = {{a, halves.at(0), halves.bytes(0), room},
                             {b, halves.at(1), halves.bytes(1), room + 2 * halves.bytes(0)}};
-  const int steps = 2 * std::max(a.root_height(), b.root_height());
-  for (int step = 0; step < steps; ++step) {
-    for (const TreeHalf& t : both) t.post(comm, me, step);
+  const int depth[2] = {a.depth(me), b.depth(me)};
+  for (int step = 0; step < 2 * a.root_height(); ++step) {  // both trees are as high
+    for (int t = 0; t < 2; ++t) both[t].post(comm, me, depth[t], step);
     comm.wait_all();
     for (const TreeHalf& t : both) t.fold(job, me, step);
   }

@@ -30,14 +30,7 @@ namespace commlab {
 
 namespace {
 
-Nodes placed(const JobShape& s) { return s.nodes.of_rank.empty() ? Nodes::blocks(s.P, s.P) : s.nodes; }
-
-int most_rounds(const Nodes& nodes) {
-  int R = 0;
-  for (int n = 0; n < nodes.count(); ++n)
-    R = std::max(R, binomial_rounds(int(nodes.ranks_on(n).size())));
-  return R;
-}
+Nodes placed(const JobShape& s) { return s.nodes.empty() ? Nodes::blocks(s.P, s.P) : s.nodes; }
 
 int top_distance(int n) {  // the binomial tree's first distance: the largest power of two below n
   int d = 1;
@@ -48,9 +41,9 @@ int top_distance(int n) {  // the binomial tree's first distance: the largest po
 void allreduce_hierarchical(const CollectiveJob& job) {
   Comm& comm = job.comm;
   const Nodes& nodes = comm.nodes();
-  const std::vector<int> mine = nodes.ranks_on(nodes.of_rank[comm.rank()]);
+  const std::vector<int>& mine = nodes.ranks_on(nodes.of_rank()[comm.rank()]);
   const int n = int(mine.size()), i = int(std::find(mine.begin(), mine.end(), comm.rank()) - mine.begin());
-  const int R = most_rounds(nodes);
+  const int R = binomial_rounds(int(nodes.largest()));
   char* data = allreduce_buffer(job);
   const size_t bytes = job.count * job.esize();
 
@@ -77,13 +70,13 @@ void allreduce_hierarchical(const CollectiveJob& job) {
 
 Traffic model_allreduce_hierarchical(const JobShape& s) {
   const Nodes nodes = placed(s);
-  const int R = most_rounds(nodes);
+  const int R = binomial_rounds(int(nodes.largest()));
   const Ring leaders(nodes.leaders());
   const uint64_t bytes = s.count * s.esize;
   const int first = R + 2 * (leaders.P - 1);
   Tally t(s.P);
   for (int node = 0; node < nodes.count(); ++node) {
-    const std::vector<int> mine = nodes.ranks_on(node);
+    const std::vector<int>& mine = nodes.ranks_on(node);
     const int n = int(mine.size());
     for (int k = 0, d = 1; d < n; ++k, d *= 2)
       for (int i = d; i < n; i += 2 * d) t.message(k, mine[i], mine[i - d], bytes, Arrival::reduced);

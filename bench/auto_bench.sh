@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "error: RUNS must be a count, not '$RUNS'" >&2; exit 2; }
 files=()
 for run in $(seq 1 "$RUNS"); do
-  OUT=$OUT/run$run PROGRAMS=allreduce PS=$PS SIZES=$SIZES FACTOR=$FACTOR EXTRA="-a auto" \
+  OUT=$OUT/run$run PROGRAMS=allreduce PS=$PS SIZES=$SIZES FACTOR=$FACTOR EXTRA="-a auto ${EXTRA:-}" \
     FRESH=1 bash bench/sweep.sh || exit
   files+=("$OUT/run$run/rows.csv")
 done

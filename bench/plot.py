@@ -142,18 +142,18 @@ def time_vs_P(rows, folder):
 
 
 def fastest_vs_size(rows, folder):
-    cells = defaultdict(list)  # (P, bytes) -> the hand-written all-reduce rows
+    cells = defaultdict(list)  # one shape -> the hand-written all-reduce rows
     for r in rows:
         if is_allreduce(r["program"]) and r["impl"] == "hand" and r["algorithm"] != "auto":
-            cells[(int(r["P"]), int(r["bytes"]))].append(r)
-    cells = {k: v for k, v in cells.items() if len(v) > 1}
+            cells[(int(r["P"]), int(r["bytes"]), r["device"], r["dtype"], r["op"])].append(r)
+    cells = {k: v for k, v in cells.items() if len({r["algorithm"] for r in v}) > 1}
     if not cells:
         return
     names = sorted({r["algorithm"] for rs in cells.values() for r in rs})
     color = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
-    Ps = sorted({P for P, _ in cells})
+    Ps = sorted({key[0] for key in cells})
     fig, ax = plt.subplots(figsize=(9, 1.5 + 0.7 * len(Ps)))
-    for (P, N), rs in cells.items():
+    for (P, N, *_), rs in cells.items():
         fastest = min(rs, key=lambda r: float(r["t_median_us"]))
         ax.scatter(N, P - 0.15, color=color[fastest["algorithm"]], marker="o", s=60)
         modelled = [r for r in rs if r.get("t_model_us")]  # older files have no model times

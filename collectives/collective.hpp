@@ -50,7 +50,6 @@ struct CollectiveJob {
   Memory& mem;  // where data lives: room for incoming data, copies, reductions
   size_t segment_B = 0;
 
-  JobShape shape() const { return {comm.size(), count, esize(), root, comm.nodes(), segment_B}; }
   size_t esize() const { return red.esize(); }
   bool in_place() const { return in == out; }
   Partition parts() const { return {count, comm.size()}; }
@@ -166,9 +165,16 @@ std::unique_ptr<Operation> make_barrier();
 
 constexpr const char* kAuto = "auto";
 struct CostModel;
-// -a auto: the algorithm the time model predicts fastest on this shape (the first of equals).
-const CollectiveAlgorithm& fastest(const Operation& op, const CostModel& cost,
-                                   const JobShape& shape);
+// An algorithm's exact traffic on a shape, and the time model's time for it.
+struct Predicted {
+  Traffic model;
+  double us = 0;
+};
+Predicted predict(const CollectiveAlgorithm& algo, const CostModel& cost, const JobShape& shape);
+std::vector<Predicted> predict(const Operation& op, const CostModel& cost,
+                               const JobShape& shape);  // every algorithm, in order
+// -a auto: the index of the least predicted time (the first of equals).
+size_t fastest(const std::vector<Predicted>& predicted);
 
 constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
 

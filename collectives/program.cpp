@@ -54,9 +54,9 @@ class ShapeRun {
   // time model's best for one chunk.
   JobShape job_shape(size_t N, size_t esize) const {
     const int P = comm_.size();
-    const size_t chunk_B = (N / P + (N % P ? 1 : 0)) * esize;
-    return {P, N, esize, o_.root, comm_.nodes(),
-            o_.segment_B.value_or(best_segment_B(cost_, chunk_B, esize))};
+    const size_t segment_B = o_.segment_B ? *o_.segment_B
+                                          : best_segment_B(cost_, Partition{N, P}.largest() * esize, esize);
+    return {P, N, esize, o_.root, comm_.nodes(), segment_B};
   }
 
 
@@ -65,7 +65,7 @@ class ShapeRun {
                            size_t N) {
     OneShape d(*this, dtype, op_kind, N);
     std::vector<Row> rows = library_rows(algorithms, d);
-    for (const Row& row : hand_rows(algorithms, d)) rows.push_back(row);
+    for (Row& row : hand_rows(algorithms, d)) rows.push_back(std::move(row));
     return rows;
   }
 
@@ -190,15 +190,23 @@ class ShapeRun {
 
   // Each algorithm asked for, then auto: a row of its own, named auto.
   std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, OneShape& d) {
-    std::vector<std::pair<std::string, const CollectiveAlgorithm*>> hand;
-    for (const CollectiveAlgorithm& algo : op_.algorithms)
-      if (picked(algorithms, algo.name)) hand.emplace_back(algo.name, &algo);
-    if (picked(algorithms, kAuto)) hand.emplace_back(kAuto, &fastest(op_, cost_, d.job));
+    // Each algorithm's model and predicted time, once: its row and auto's choice share them.
+    const size_t n = op_.algorithms.size();
+    std::vector<Predicted> predicted(n);
+    std::vector<std::pair<std::string, size_t>> hand;
+    for (size_t i = 0; i < n; ++i)
+      if (picked(algorithms, op_.algorithms[i].name)) hand.emplace_back(op_.algorithms[i].name, i);
+    if (picked(algorithms, kAuto)) {
+      predicted = predict(op_, cost_, d.job);
+      hand.emplace_back(kAuto, fastest(predicted));
+    } else {
+      for (const auto& [name, i] : hand) predicted[i] = predict(op_.algorithms[i], cost_, d.job);
+    }
 
     std::vector<Row> rows;
     Buffer out(d.red.dtype, d.L.out, o_.device);
-    for (const auto& [row_name, algo_ptr] : hand) {
-      const CollectiveAlgorithm& algo = *algo_ptr;
+    for (const auto& [row_name, i] : hand) {
+      const CollectiveAlgorithm& algo = op_.algorithms[i];
       const Buffer* lib = &d.lib_results.front().second;  // the one it pairs with, else the first
       for (const auto& [pairs_with, result] : d.lib_results)
         if (pairs_with == algo.name) lib = &result;
@@ -207,8 +215,8 @@ class ShapeRun {
         Mismatch m = compare(out, *d.exact, d.checked);
         return Verdict{m.wrong, compare(out, *lib, d.checked).wrong, m.first};
       };
-      c.model = algo.model(d.job);
-      c.t_model_us = cost_.predict_us(*c.model);
+      c.model = predicted[i].model;
+      c.t_model_us = predicted[i].us;
       if (row_name == kAuto) c.chose = algo.name;
       c.time_scale = algo.time_scale;
       if (algo.taught_T) {
@@ -217,7 +225,7 @@ class ShapeRun {
       }
       Row row = runner_.measure(d.shape, c);
       if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
-      rows.push_back(row);
+      rows.push_back(std::move(row));
     }
     return rows;
   }
@@ -231,15 +239,22 @@ class ShapeRun {
 
 }  // namespace
 
-const CollectiveAlgorithm& fastest(const Operation& op, const CostModel& cost,
-                                   const JobShape& shape) {
-  const CollectiveAlgorithm* best = &op.algorithms.front();
-  double best_us = cost.predict_us(best->model(shape));
-  for (const CollectiveAlgorithm& a : op.algorithms) {
-    const double us = cost.predict_us(a.model(shape));
-    if (us < best_us) best = &a, best_us = us;
-  }
-  return *best;
+Predicted predict(const CollectiveAlgorithm& algo, const CostModel& cost, const JobShape& shape) {
+  Traffic model = algo.model(shape);
+  const double us = cost.predict_us(model);
+  return {std::move(model), us};
+}
+
+std::vector<Predicted> predict(const Operation& op, const CostModel& cost, const JobShape& shape) {
+  std::vector<Predicted> all;
+  for (const CollectiveAlgorithm& a : op.algorithms) all.push_back(predict(a, cost, shape));
+  return all;
+}
+
+size_t fastest(const std::vector<Predicted>& predicted) {
+  return size_t(std::min_element(predicted.begin(), predicted.end(),
+                                 [](const Predicted& a, const Predicted& b) { return a.us < b.us; }) -
+                predicted.begin());
 }
 
 std::vector<std::unique_ptr<Operation>> all_operations() {

@@ -45,13 +45,11 @@ constexpr const char* kTableHead =
 }  // namespace
 
 NodePlace node_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  NodePlace place{0, 1};
-  MPI_Comm_rank(node, &place.rank);
-  MPI_Comm_size(node, &place.size);
-  MPI_Comm_free(&node);
-  return place;
+  int me;
+  MPI_Comm_rank(comm, &me);
+  const Nodes nodes = nodes_of(comm);
+  const std::vector<int>& mine = nodes.ranks_on(nodes.of_rank()[me]);
+  return {int(std::find(mine.begin(), mine.end(), me) - mine.begin()), int(mine.size())};
 }
 
 LibraryStaging::LibraryStaging(const Comm& comm, const Buffer& in, Buffer& out)

@@ -17,32 +17,24 @@ bool mpi_is_cuda_aware() {
 #endif
 }
 
+Nodes::Nodes(std::vector<int> node_of_rank) : of_rank_(std::move(node_of_rank)) {
+  for (int r = 0; r < int(of_rank_.size()); ++r) {
+    const int node = of_rank_[r];
+    if (node >= int(groups_.size())) groups_.resize(node + 1);
+    groups_[node].push_back(r);
+  }
+  for (const auto& g : groups_) {
+    leaders_.push_back(g.empty() ? -1 : g.front());
+    largest_ = std::max(largest_, g.size());
+  }
+}
+
 Nodes Nodes::blocks(int P, int ranks_per_node) {
-  Nodes n;
-  for (int r = 0; r < P; ++r) n.of_rank.push_back(r / ranks_per_node);
-  return n;
+  std::vector<int> of_rank;
+  for (int r = 0; r < P; ++r) of_rank.push_back(r / ranks_per_node);
+  return Nodes(std::move(of_rank));
 }
 
-int Nodes::count() const {
-  return of_rank.empty() ? 0 : *std::max_element(of_rank.begin(), of_rank.end()) + 1;
-}
-
-std::vector<int> Nodes::ranks_on(int node) const {
-  std::vector<int> ranks;
-  for (int r = 0; r < int(of_rank.size()); ++r)
-    if (of_rank[r] == node) ranks.push_back(r);
-  return ranks;
-}
-
-std::vector<int> Nodes::leaders() const {
-  std::vector<int> first(count(), -1);
-  for (int r = int(of_rank.size()) - 1; r >= 0; --r) first[of_rank[r]] = r;
-  return first;
-}
-
-namespace {
-// The shared-memory split names each rank's node by its lowest rank there;
-// numbered in order of those (collective).
 Nodes nodes_of(MPI_Comm comm) {
   int me, P;
   MPI_Comm_rank(comm, &me);
@@ -54,18 +46,15 @@ Nodes nodes_of(MPI_Comm comm) {
   MPI_Comm_free(&node);
   std::vector<int> lowest_of(P);
   MPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, comm);
-  Nodes n;
-  std::vector<int> number(P, -1);
+  std::vector<int> number(P, -1), of_rank;
   int next = 0;
   for (int r = 0; r < P; ++r) {
     int& mine = number[lowest_of[r]];
     if (mine < 0) mine = next++;
-    n.of_rank.push_back(mine);
+    of_rank.push_back(mine);
   }
-  return n;
+  return Nodes(std::move(of_rank));
 }
-}  // namespace
-
 Comm::Comm(MPI_Comm comm)
     : owned_(make_mpi_transport(comm, TransportKind::host, host_)),
       t_(owned_.get()),
@@ -95,9 +84,15 @@ void Comm::count_recv(size_t bytes) { recv_B_ += bytes; }
 void Comm::exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                     const Reduction* red, void* acc) {
   if (!red) return t_->exchange(to, s, sbytes, from, r, rbytes, nullptr);
-  const Landed fold = [&](size_t at, size_t len) {
-    mem_->reduce(*red, static_cast<char*>(acc) + at, static_cast<char*>(r) + at,
-                 len / red->esize());
+  // The lambda holds one pointer, so std::function keeps it inline: no
+  // allocation per message on the timed path.
+  struct Fold {
+    Memory* mem;
+    const Reduction* red;
+    char *acc, *in;
+  } f{mem_, red, static_cast<char*>(acc), static_cast<char*>(r)};
+  const Landed fold = [&f](size_t at, size_t len) {
+    f.mem->reduce(*f.red, f.acc + at, f.in + at, len / f.red->esize());
   };
   t_->exchange(to, s, sbytes, from, r, rbytes, &fold);
 }

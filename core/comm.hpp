@@ -35,17 +35,32 @@ struct TraceEntry {
 };
 
 class Nccl;
+class Nodes;
+// The nodes of `comm`'s ranks, from MPI's shared-memory split: each node is
+// named by its lowest rank, numbered in order of those (collective).
+Nodes nodes_of(MPI_Comm comm);
 
 // Which node each rank runs on: node numbers 0, 1, ... in order of each
 // node's lowest rank. The hierarchical all-reduce groups by it; the other
 // algorithms never look.
-struct Nodes {
-  std::vector<int> of_rank;
+// The groups are worked out once, here, not by the algorithms on every run.
+class Nodes {
+ public:
+  Nodes() = default;
+  explicit Nodes(std::vector<int> node_of_rank);
   // Ranks 0 .. k-1 on node 0, k .. 2k-1 on node 1, ... (the last may hold fewer).
   static Nodes blocks(int P, int ranks_per_node);
-  int count() const;
-  std::vector<int> ranks_on(int node) const;  // in rank order; the first leads the node
-  std::vector<int> leaders() const;  // each node's first rank, by node
+  bool empty() const { return of_rank_.empty(); }
+  const std::vector<int>& of_rank() const { return of_rank_; }
+  int count() const { return int(groups_.size()); }
+  const std::vector<int>& ranks_on(int node) const { return groups_[node]; }  // the first leads
+  const std::vector<int>& leaders() const { return leaders_; }  // each node's first rank
+  size_t largest() const { return largest_; }  // ranks on the fullest node
+
+ private:
+  std::vector<int> of_rank_, leaders_;
+  std::vector<std::vector<int>> groups_;
+  size_t largest_ = 0;
 };
 
 // MPIX_Query_cuda_support(): whether this MPI reads device memory itself.

@@ -1,7 +1,6 @@
 // The MPI transports: host buffers, GPU buffers read by a CUDA-aware MPI,
 // and GPU buffers staged through pinned host memory.
 #include <algorithm>
-#include <climits>
 
 #include "device.hpp"
 #include "transport.hpp"

@@ -44,16 +44,17 @@ enum class Arrival { stored, reduced, reduced_in_flight };
 
 // A model written as the schedule's list of messages: who sends how many
 // bytes to whom at which step. The critical path is taken as the sum, over
-// steps, of each step's largest message: every step waits for its slowest.
+// steps, of the most bytes one rank sends another in the step (a message
+// cut in segments counts whole): every step waits for its slowest.
 class Tally {
  public:
-  explicit Tally(int P) : P_(P), sent_(P), recv_(P) {}
+  explicit Tally(int P) : sent_(P), recv_(P) {}
   void message(int step, int from, int to, uint64_t bytes, Arrival arrival = Arrival::stored) {
     sent_[from] += bytes;
     recv_[to] += bytes;
     ++msgs_;
-    Step& s = steps_.try_emplace(step, P_).first->second;
-    s.widest = std::max(s.widest, bytes);
+    Step& s = steps_[step];
+    s.widest = std::max(s.widest, s.pair_B[{from, to}] += bytes);
     ++s.ranks[from].msgs;
     s.ranks[from].port_B += bytes;  // sent; received below, kept apart until traffic()
     s.recv_B[to] += bytes;
@@ -73,10 +74,10 @@ class Tally {
     for (const auto& [index, s] : steps_) {
       t.critical_path_B += s.widest;
       StepLoad most;
-      for (int r = 0; r < P_; ++r) {
-        const StepLoad& mine = s.ranks[r];
+      for (const auto& [r, received_B] : s.recv_B) most.port_B = std::max(most.port_B, received_B);
+      for (const auto& [r, mine] : s.ranks) {
         most.msgs = std::max(most.msgs, mine.msgs);
-        most.port_B = std::max({most.port_B, mine.port_B, s.recv_B[r]});
+        most.port_B = std::max(most.port_B, mine.port_B);
         most.reduces = std::max(most.reduces, mine.reduces);
         most.reduced_B = std::max(most.reduced_B, mine.reduced_B);
         most.in_flight = std::max(most.in_flight, mine.in_flight);
@@ -88,13 +89,12 @@ class Tally {
   }
 
  private:
-  struct Step {  // one step, per rank
-    explicit Step(int P) : ranks(P), recv_B(P) {}
-    std::vector<StepLoad> ranks;
-    std::vector<uint64_t> recv_B;
+  struct Step {  // one step, for the ranks it touches
+    std::map<int, StepLoad> ranks;
+    std::map<int, uint64_t> recv_B;
+    std::map<std::pair<int, int>, uint64_t> pair_B;  // from, to
     uint64_t widest = 0;
   };
-  int P_;
   std::vector<uint64_t> sent_, recv_;
   uint64_t msgs_ = 0;
   std::map<int, Step> steps_;

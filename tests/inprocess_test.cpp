@@ -34,7 +34,7 @@ struct Run {
   std::string describe() const {
     return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B", op.name, algo.name,
                        P, N, name(dtype), name(op_kind), root, in_place ? " in place" : "",
-                       fmt::join(nodes.of_rank, ","), segment_B);
+                       fmt::join(nodes.of_rank(), ","), segment_B);
   }
   JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
 };
@@ -49,9 +49,9 @@ Nodes placement(int k, int P) {
     case 0: return Nodes::blocks(P, 2);
     case 1: return Nodes::blocks(P, 3);
     case 2: {
-      Nodes cyclic;
-      for (int r = 0; r < P; ++r) cyclic.of_rank.push_back(r % 2);
-      return cyclic;
+      std::vector<int> cyclic;
+      for (int r = 0; r < P; ++r) cyclic.push_back(r % 2);
+      return Nodes(cyclic);
     }
     case 3: return Nodes::blocks(P, P);
     default: return Nodes::blocks(P, 1);
