@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "collectives/collective.hpp"
+#include "core/time_model.hpp"
 
 namespace commlab {
 
@@ -78,23 +79,44 @@ void allreduce_segmented_ring(const CollectiveJob& job) {
   ring_allgather(job.comm, ring, work, ring.P - 1);
 }
 
+// A chunk of n elements from `from` to `to` at `step`, in segments; the last
+// segment's reduction is not hidden.
+void tally_chunk(Tally& t, int step, int from, int to, size_t n, const Segments& seg,
+                 size_t esize) {
+  const size_t k = seg.in(n);
+  for (size_t j = 0; j < k; ++j)
+    t.message(step, from, to, seg.size(n, j) * esize,
+              j + 1 == k ? Arrival::reduced : Arrival::reduced_in_flight);
+}
+
 Traffic model_allreduce_segmented_ring(const JobShape& s) {
   const Ring ring(s.P);
   const Partition parts{s.count, s.P};
   const Segments seg(s.segment_B, s.esize);
   Tally t(s.P);
   for (int step = 0; step < s.P - 1; ++step)
-    for (int r = 0; r < s.P; ++r) {
-      const size_t n = parts.size(ring.reduce_scatter_sends(r, step)), k = seg.in(n);
-      for (size_t j = 0; j < k; ++j)  // the last segment's reduction is not hidden
-        t.message(step, r, ring.right(r), seg.size(n, j) * s.esize,
-                  j + 1 == k ? Arrival::reduced : Arrival::reduced_in_flight);
-    }
+    for (int r = 0; r < s.P; ++r)
+      tally_chunk(t, step, r, ring.right(r), parts.size(ring.reduce_scatter_sends(r, step)), seg,
+                  s.esize);
   tally_ring_allgather(t, ring, parts, s.esize, s.P - 1);
   return t.traffic();
 }
 
 }  // namespace
+
+size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize) {
+  const size_t n = chunk_B / esize;
+  size_t best = chunk_B;
+  double best_us = 0;
+  for (size_t k = 1; k <= n && k <= (size_t{1} << 16); k *= 2) {
+    const size_t segment_B = n / k * esize;
+    Tally t(2);  // one step of the ring, as the model above replays it
+    tally_chunk(t, 0, 0, 1, n, Segments(segment_B, esize), esize);
+    const double us = m.predict_us(t.traffic());
+    if (k == 1 || us < best_us) best = segment_B, best_us = us;
+  }
+  return best;
+}
 
 // The textbook's T: the ring's.
 CollectiveAlgorithm allreduce_segmented_ring_algorithm() {

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/stats.hpp"
 #include "report.hpp"
 
 namespace commlab {
@@ -18,12 +19,6 @@ using TableKey = std::tuple<int, std::string, std::string, std::string>;  // P, 
 std::string heading(const TableKey& k) {
   const auto& [P, device, dtype, op] = k;
   return fmt::format("P = {} ({}, {} {})", P, device, dtype, op);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The hand-written algorithms' rows of one size (auto's apart).

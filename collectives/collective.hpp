@@ -165,6 +165,11 @@ std::unique_ptr<Operation> make_barrier();
 
 constexpr const char* kAuto = "auto";
 struct CostModel;
+// segmented_ring.cpp: the segment (a power-of-two share of a chunk of
+// chunk_B bytes, whole elements) for which the time model predicts the
+// fastest pipelined step; the chunk itself when it holds no whole element.
+size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize);
+
 // An algorithm's exact traffic on a shape, and the time model's time for it.
 struct Predicted {
   Traffic model;

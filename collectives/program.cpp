@@ -297,7 +297,10 @@ int collective_main(int argc, char** argv, const std::string& operation,
         if (o.node_size > 0) comm.set_nodes(Nodes::blocks(comm.size(), o.node_size));
         CostModel cost;
         if (op->has_data) {
-          cost = probe_cost(comm, {o.dtypes.front(), o.ops.front()});
+          // The reduction's cost only where the operation reduces; measured
+          // for the first dtype and op asked for.
+          const Reduction first{o.dtypes.front(), o.ops.front()};
+          cost = probe_cost(comm, op->reduces ? &first : nullptr);
           if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
         }
         ShapeRun shapes(runner, comm, o, *op, cost);

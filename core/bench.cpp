@@ -10,7 +10,7 @@
 #include "device.hpp"
 #include "errors.hpp"
 #include "reduce.hpp"
-
+#include "stats.hpp"
 
 namespace commlab {
 
@@ -305,7 +305,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;
   row.t_min_us = slowest.front();
   row.t_max_us = slowest.back();
-  row.t_median_us = n % 2 ? slowest[n / 2] : (slowest[n / 2 - 1] + slowest[n / 2]) / 2;
+  row.t_median_us = median(slowest);
   row.algbw_GBps = row.t_avg_us > 0 ? row.bytes / row.t_avg_us / 1e3 : 0;
   row.busbw_GBps = row.algbw_GBps * shape.busbw_factor;
   return row;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "stats.hpp"
+
 namespace commlab {
 
 double Curve::at(double b) const {
@@ -47,8 +49,7 @@ double median_us(Comm& comm, int reps, F f) {
     comm.memory().sync();
     us.push_back((MPI_Wtime() - t0) * 1e6);
   }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return median(us);
 }
 
 // A larger message never costs less: noise that says so would make cutting
@@ -81,7 +82,7 @@ void shift(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduc
 
 }  // namespace
 
-CostModel probe_cost(Comm& comm, const Reduction& red) {
+CostModel probe_cost(Comm& comm, const Reduction* red) {
   Memory& mem = comm.memory();
   char* room = static_cast<char*>(mem.scratch(3 * kLargest_B));
   char *out = room, *in = room + kLargest_B, *acc = room + 2 * kLargest_B;
@@ -98,17 +99,17 @@ CostModel probe_cost(Comm& comm, const Reduction& red) {
     };
     m.exchange.bytes.push_back(double(b));
     m.exchange.us.push_back(comm.size() > 1 ? median_us(comm, reps, steps) / kSteps : 0);
-    if (b < 64) continue;  // below a few elements, the call's own cost
+    if (!red || b < 64) continue;  // below a few elements, the call's own cost
     m.reduce.bytes.push_back(double(b));
     m.reduce.us.push_back(
-        median_us(comm, reps, [&] { mem.reduce(red, acc, in, b / red.esize()); }));
+        median_us(comm, reps, [&] { mem.reduce(*red, acc, in, b / red->esize()); }));
   }
   monotone(m.exchange);
   monotone(m.reduce);
-  if (comm.size() > 1) {  // overlap: 1 MiB in 16 pieces, pipelined or one after the other
+  if (red && comm.size() > 1) {  // overlap: 1 MiB in 16 pieces, pipelined or one after the other
     const size_t whole = size_t{1} << 20, pieces = 16;
     auto run = [&](bool pipelined) {
-      return median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, &red, pieces, pipelined); });
+      return median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, red, pieces, pipelined); });
     };
     const double apart = run(false), pipelined = run(true);
     const double hideable = (pieces - 1) * m.reduce.at(double(whole / pieces));
@@ -135,18 +136,6 @@ std::string describe(const CostModel& m) {
   };
   return fmt::format("alpha {:.2f} us, beta {} (1 MiB), gamma {} (1 MiB), overlap {:.2f} ({})",
                      m.exchange.at(0), rate(m.exchange), rate(m.reduce), m.overlap, m.source);
-}
-
-size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize) {
-  size_t best = chunk_B;
-  double best_us = 1e300;
-  for (uint64_t k = 1; k <= chunk_B / esize && k <= (1u << 16); k *= 2) {
-    const size_t seg_B = (chunk_B / esize / k) * esize;
-    const uint64_t pieces = (chunk_B + seg_B - 1) / seg_B;
-    const double us = m.step_us({pieces, chunk_B, 1, seg_B, pieces - 1, chunk_B - seg_B});
-    if (us < best_us) best_us = us, best = seg_B;
-  }
-  return best;
 }
 
 }  // namespace commlab

@@ -51,15 +51,11 @@ struct CostModel {
 // the algorithms) for m = 0 and 8 B .. 8 MiB; every rank reduces m bytes of
 // `red`; the ring shifts and reduces 1 MiB in 16 pieces, pipelined and one
 // after the other: the time saved over the reductions that could hide is
-// the overlap. Rank 0's median times, shared by all. Counts on `comm`
-// are reset.
-CostModel probe_cost(Comm& comm, const Reduction& red);
+// the overlap (red null: neither, for operations that do not reduce).
+// Rank 0's median times, shared by all. Counts on `comm` are reset.
+CostModel probe_cost(Comm& comm, const Reduction* red);
 
 // "alpha 0.31 us, beta 1/7.9 GB/s (1 MiB), gamma 1/21 GB/s (1 MiB), overlap 0.00 (probe)"
 std::string describe(const CostModel& m);
-
-// The segment (a power-of-two share of the chunk, whole elements) for which
-// the model predicts the fastest pipelined step over chunk_B bytes.
-size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize);
 
 }  // namespace commlab
