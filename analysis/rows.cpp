@@ -1,5 +1,8 @@
 #include "rows.hpp"
 
+#include <array>
+#include <tuple>
+
 // clang-format off
 #include <limits>  // before csv.h, which uses std::numeric_limits without including it
 #include <libfccp/csv.h>
@@ -40,23 +43,24 @@ std::optional<double> optional_number(const std::string& text, const char* colum
 std::vector<Measurement> read_rows(const std::string& path) {
   std::vector<Measurement> rows;
   try {
-    io::CSVReader<27, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    // The last two are newer than the rest: a file without them still reads.
-    const char* const newer[] = {"t_model_us", "chose"};
-    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "program", "algorithm",
-                   "impl", "device", "dtype", "op", "P", "count", "bytes", "t_avg_us",
-                   "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
-                   "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
-                   "taught_formula", "taught_T_B", "check", "note", "host", "date", newer[0],
-                   newer[1]);
-    for (const char* column :
-         {"program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
-          "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
-          "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
-          "taught_formula", "taught_T_B", "check", "note", "host", "date"})
-      if (!in.has_column(column))
+    // The columns read, in read_row's order; the last two are newer than the
+    // rest, so a file without them still reads.
+    constexpr std::array<const char*, 27> kColumns{
+        "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
+        "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
+        "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
+        "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose"};
+    constexpr size_t kNewer = 2;
+    io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    std::apply(
+        [&](auto... names) {
+          in.read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
+        },
+        kColumns);
+    for (size_t i = 0; i + kNewer < kColumns.size(); ++i)
+      if (!in.has_column(kColumns[i]))
         throw ReportError(fmt::format("{}: no column {} (not a commlab results file?)", path,
-                                      column));
+                                      kColumns[i]));
     Measurement m;
     std::string sent, recv, total, msgs, steps, model_steps, critical, taught, t_model;
     while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, m.count,
