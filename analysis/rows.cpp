@@ -1,6 +1,8 @@
 #include "rows.hpp"
 
 #include <array>
+#include <fstream>
+#include <iterator>
 #include <tuple>
 
 // clang-format off
@@ -8,6 +10,8 @@
 #include <libfccp/csv.h>
 // clang-format on
 #include <fmt/format.h>
+
+#include "core/numbers.hpp"
 
 namespace commlab {
 
@@ -17,30 +21,36 @@ namespace {
 std::optional<uint64_t> optional_count(const std::string& text, const char* column,
                                        const std::string& where) {
   if (text.empty()) return std::nullopt;
-  size_t used = 0;
-  try {
-    uint64_t v = std::stoull(text, &used);
-    if (used == text.size() && text[0] != '-') return v;
-  } catch (const std::exception&) {
-  }
+  if (auto v = whole_number(text)) return v;
   throw ReportError(fmt::format("{}: column {} holds '{}', not a count", where, column, text));
 }
 
 std::optional<double> optional_number(const std::string& text, const char* column,
                                       const std::string& where) {
   if (text.empty()) return std::nullopt;
-  size_t used = 0;
-  try {
-    double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw ReportError(fmt::format("{}: column {} holds '{}', not a number", where, column, text));
+  if (auto v = finite_number(text)) return v;
+  throw ReportError(fmt::format("{}: column {} holds '{}', not a finite number", where, column, text));
+}
+
+// Times and rates: every row has them, and none is negative. An empty one is
+// refused, not read as 0, so that a fit never sees a time that was not measured.
+double measured(const std::string& text, const char* column, const std::string& where) {
+  const auto v = optional_number(text, column, where);
+  if (v && *v >= 0) return *v;
+  throw ReportError(fmt::format("{}: column {} holds '{}', not a time or rate of 0 or more", where,
+                                column, text));
 }
 
 }  // namespace
 
 std::vector<Measurement> read_rows(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw ReportError(path + ": cannot be read");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return read_rows(path, text);
+}
+
+std::vector<Measurement> read_rows(const std::string& name, const std::string& text) {
   std::vector<Measurement> rows;
   try {
     // The columns read, in read_row's order; the last two are newer than the
@@ -51,7 +61,8 @@ std::vector<Measurement> read_rows(const std::string& path) {
         "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
         "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose"};
     constexpr size_t kNewer = 2;
-    io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(
+        name, text.data(), text.data() + text.size());
     std::apply(
         [&](auto... names) {
           in.read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
@@ -59,16 +70,27 @@ std::vector<Measurement> read_rows(const std::string& path) {
         kColumns);
     for (size_t i = 0; i + kNewer < kColumns.size(); ++i)
       if (!in.has_column(kColumns[i]))
-        throw ReportError(fmt::format("{}: no column {} (not a commlab results file?)", path,
+        throw ReportError(fmt::format("{}: no column {} (not a commlab results file?)", name,
                                       kColumns[i]));
     Measurement m;
+    std::string count, bytes, t_avg, t_median, busbw;
     std::string sent, recv, total, msgs, steps, model_steps, critical, taught, t_model;
-    while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, m.count,
-                       m.bytes, m.t_avg_us, m.t_median_us, m.busbw_GBps, sent, recv, total, msgs,
-                       steps, model_steps, critical, m.taught_formula, taught, m.check, m.note,
-                       m.host, m.date, t_model, m.chose)) {
+    while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, count, bytes,
+                       t_avg, t_median, busbw, sent, recv, total, msgs, steps, model_steps,
+                       critical, m.taught_formula, taught, m.check, m.note, m.host, m.date,
+                       t_model, m.chose)) {
       m.line = static_cast<int>(in.get_file_line());
-      const std::string where = fmt::format("{} line {}", path, m.line);
+      const std::string where = fmt::format("{} line {}", name, m.line);
+      if (m.P < 1) throw ReportError(where + ": P must be at least 1");
+      const auto whole = [&](const std::string& text, const char* column) {
+        if (auto v = optional_count(text, column, where)) return *v;
+        throw ReportError(fmt::format("{}: column {} is empty", where, column));
+      };
+      m.count = whole(count, "count");
+      m.bytes = whole(bytes, "bytes");
+      m.t_avg_us = measured(t_avg, "t_avg_us", where);
+      m.t_median_us = measured(t_median, "t_median_us", where);
+      m.busbw_GBps = measured(busbw, "busbw_GBps", where);
       m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);
       m.recv_max_B = optional_count(recv, "recv_max_rank_B", where);
       m.sent_total_B = optional_count(total, "sent_total_B", where);
@@ -78,7 +100,6 @@ std::vector<Measurement> read_rows(const std::string& path) {
       m.model_critical_path_B = optional_count(critical, "model_critical_path_B", where);
       m.taught_T_B = optional_number(taught, "taught_T_B", where);
       m.t_model_us = optional_number(t_model, "t_model_us", where);
-      if (m.P < 1) throw ReportError(where + ": P must be at least 1");
       rows.push_back(m);
     }
   } catch (const io::error::base& e) {

@@ -35,6 +35,9 @@ struct Measurement {
 // Every row of one CSV file. Throws ReportError naming the file and line of
 // the first row that is cut short, has too many columns or a bad number, or
 // a header without the columns this version writes.
+// Times and rates must be finite and 0 or more; counts whole numbers.
 std::vector<Measurement> read_rows(const std::string& path);
+// The same from a file's text, named `name` in messages (the fuzz target's way in).
+std::vector<Measurement> read_rows(const std::string& name, const std::string& text);
 
 }  // namespace commlab

@@ -45,6 +45,25 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
     }
 }
 
+// What this rank holds at most over the shapes asked for, in units of its
+// largest buffer: the input, the exact answer, a result per library call, one
+// for the hand-written algorithms, and scratch of up to two; on GPUs the host
+// holds only the library call's two page-locked copies (LibraryStaging).
+Footprint footprint(const Operation& op, const Options& o, int P, int rank) {
+  if (!op.has_data) return {};
+  const bool in_place = op.in_place_form == InPlace::always ||
+                        (op.in_place_form == InPlace::optional && o.in_place);
+  double largest_B = 0;
+  for (DType t : o.dtypes)
+    for (size_t n : o.counts_for(t)) {
+      const Layout L = op.layout(P, rank, o.root < P ? o.root : 0, n, in_place);
+      largest_B = std::max(largest_B, double(std::max(L.in, L.out)) * double(element_size(t)));
+    }
+  const double buffers = 5.0 + double(op.library.size());
+  if (o.device == Device::cuda) return {2 * largest_B, buffers * largest_B};
+  return {buffers * largest_B, 0};
+}
+
 class ShapeRun {
  public:
   ShapeRun(Runner& runner, Comm& comm, const Options& o, const Operation& op, const CostModel& cost)
@@ -286,12 +305,10 @@ int collective_main(int argc, char** argv, const std::string& operation,
       argc, argv, program,
       program + ": " + op->summary + "; " + what +
           " beside the library, checked, timed and counted",
-      // Per rank at most: the input, two results, the exact answer and scratch
-      // of up to twice the message.
-      op->has_data ? 6 : 0,
-      [&](const Options& o, int P) {
+      [&](const Options& o, int P, int rank) {
         algorithms = pick_algorithms(o, known);
         refuse_bad_input(*op, o, P);
+        return footprint(*op, o, P, rank);
       },
       [&](Runner& runner, Comm& comm, const Options& o) {
         if (o.node_size > 0) comm.set_nodes(Nodes::blocks(comm.size(), o.node_size));

@@ -73,15 +73,16 @@ void LibraryStaging::run(bool in_place,
 }
 
 int program_main(int argc, char** argv, const std::string& program, const std::string& description,
-                 double buffers, const std::function<void(const Options&, int P)>& validate,
+                 const std::function<Footprint(const Options&, int P, int rank)>& validate,
                  const std::function<void(Runner&, Comm&, const Options&)>& measure) {
   init_mpi(&argc, &argv);
   Comm comm(MPI_COMM_WORLD);
   Parsed parsed;
+  Footprint mine;
   std::string error;
   try {
     parsed = parse_options(argc, argv, program, description);
-    if (parsed.run) validate(parsed.opts, comm.size());
+    if (parsed.run) mine = validate(parsed.opts, comm.size(), comm.rank());
   } catch (const UsageError& e) {
     error = e.what();
   }
@@ -92,7 +93,7 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
     return 0;
   }
   const Options& o = parsed.opts;
-  agree_or_exit(comm.mpi(), memory_problem(o, comm.mpi(), buffers));
+  agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), mine));
   Runner runner(comm, o);
   try {
     measure(runner, comm, o);
@@ -106,29 +107,27 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
   return rc;
 }
 
-std::string memory_problem(const Options& o, MPI_Comm comm, double buffers) {
-  size_t most = 0;
-  for (DType t : o.dtypes)
-    for (size_t c : o.counts_for(t)) most = std::max(most, c * element_size(t));
-  const int local = node_rank(comm).size;
-  // On GPUs the host holds at most the library call's two page-locked copies (LibraryStaging).
-  const double host_buffers = o.device == Device::cuda ? std::min(buffers, 2.0) : buffers;
-  const double GiB = 1 << 30, need = host_buffers * most * local;
-  const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (need > 0.9 * have)
-    return fmt::format(
-        "{:.1f} GiB buffers need {:.1f} GiB for {} ranks on this node; it has {:.1f} GiB",
-        most / GiB, need / GiB, local, have / GiB);
-  // On GPUs: ranks share them in turn (Runner), so the fullest holds ceil(local / gpus).
-  if (o.device != Device::cuda || !gpu::unavailable_reason().empty()) return "";
+std::string memory_problem(MPI_Comm comm, const Footprint& mine) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  double need[2] = {mine.host_B, 0}, largest_gpu_B = mine.gpu_B;
+  MPI_Allreduce(&mine.host_B, &need[0], 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Allreduce(&mine.gpu_B, &largest_gpu_B, 1, MPI_DOUBLE, MPI_MAX, node);
+  MPI_Comm_free(&node);
+  const double GiB = 1 << 30, have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (!(need[0] <= 0.9 * have))
+    return fmt::format("the {} rank{} on this node need {:.1f} GiB of memory; it has {:.1f} GiB",
+                       local, local == 1 ? "" : "s", need[0] / GiB, have / GiB);
+  if (largest_gpu_B == 0 || !gpu::unavailable_reason().empty()) return "";
+  // Ranks share the GPUs in turn (Runner), so the fullest holds ceil(local / gpus).
   const gpu::Inventory inv = gpu::inventory();
   const int sharing = (local + inv.gpus - 1) / inv.gpus;
-  const double need_gpu = buffers * most * sharing;
-  if (need_gpu <= 0.9 * inv.smallest_B) return "";
-  return fmt::format(
-      "{:.1f} GiB buffers need {:.1f} GiB of GPU memory for {} rank{} per GPU; the GPU has "
-      "{:.1f} GiB",
-      most / GiB, need_gpu / GiB, sharing, sharing == 1 ? "" : "s", inv.smallest_B / GiB);
+  need[1] = largest_gpu_B * sharing;
+  if (need[1] <= 0.9 * inv.smallest_B) return "";
+  return fmt::format("{} rank{} per GPU need {:.1f} GiB of GPU memory; the GPU has {:.1f} GiB",
+                     sharing, sharing == 1 ? "" : "s", need[1] / GiB, inv.smallest_B / GiB);
 }
 
 void print_in_rank_order(MPI_Comm comm, const std::string& line) {

@@ -100,20 +100,26 @@ class LibraryStaging {
   std::optional<Buffer> host_in_, host_out_;
 };
 
+// What one rank will hold at most, in bytes: in host memory, and on its GPU.
+// Doubles, so a sum of absurd sizes is a huge number, never a wrapped small one.
+struct Footprint {
+  double host_B = 0, gpu_B = 0;
+};
+
 // What every program does around its measurements: MPI_Init; parse the
-// flags and `validate` them against P (throwing UsageError), on every rank;
-// --help; refuse sizes that would not fit (`buffers` of the largest per
-// rank); then `measure` with a Runner. Bad input ends every rank with exit 2
-// and one line; an exception on one rank aborts them all with one line.
-// Returns the exit status.
+// flags and `validate` them against P (throwing UsageError), on every rank,
+// each answering what it will hold; --help; refuse what would not fit
+// (memory_problem); then `measure` with a Runner. Bad input ends every rank
+// with exit 2 and one line; an exception on one rank aborts them all with
+// one line. Returns the exit status.
 int program_main(int argc, char** argv, const std::string& program, const std::string& description,
-                 double buffers, const std::function<void(const Options&, int P)>& validate,
+                 const std::function<Footprint(const Options&, int P, int rank)>& validate,
                  const std::function<void(Runner&, Comm&, const Options&)>& measure);
 
-// Empty, or why buffers of the largest size asked for would not fit: `buffers`
-// of them per rank, times the ranks on this node, against its memory; with
-// -d cuda, times the ranks sharing a GPU, against the GPU's (collective).
-std::string memory_problem(const Options& o, MPI_Comm comm, double buffers);
+// Collective: empty, or why the ranks would not fit: the host bytes of the
+// ranks on each node against its memory; the GPU bytes of the ranks that
+// share a GPU (in turn, Runner) against the smallest GPU's.
+std::string memory_problem(MPI_Comm comm, const Footprint& mine);
 
 // What every row says about where and when it ran.
 std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"

@@ -1,44 +1,69 @@
 #include "options.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
+#include <cmath>
 #include <sstream>
 
 #include "errors.hpp"
+#include "numbers.hpp"
 
 namespace commlab {
 
 size_t parse_size(const std::string& text) {
-  size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw 0;
-    v = std::stoull(text, &pos);
-  } catch (...) {
-    throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
-  }
-  std::string suffix = text.substr(pos);
-  int shift = suffix.empty()                   ? 0
-              : suffix == "K" || suffix == "k" ? 10
-              : suffix == "M" || suffix == "m" ? 20
-              : suffix == "G" || suffix == "g" ? 30
-                                               : -1;
-  if (shift < 0 || v > (~0ull >> (shift + 1)))
-    throw UsageError("bad size '" + text + "' (use bytes with an optional K, M or G suffix)");
-  return static_cast<size_t>(v) << shift;
+  const size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
+  const std::string suffix = text.substr(digits);
+  const int shift = suffix.empty()                   ? 0
+                    : suffix == "K" || suffix == "k" ? 10
+                    : suffix == "M" || suffix == "m" ? 20
+                    : suffix == "G" || suffix == "g" ? 30
+                                                     : -1;
+  const auto v = whole_number(std::string_view(text).substr(0, digits));
+  const auto bytes = v && shift >= 0 ? product(*v, uint64_t{1} << shift) : std::nullopt;
+  if (!bytes)
+    throw UsageError("bad size '" + text +
+                     "' (use bytes with an optional K, M or G suffix, below 2^64)");
+  return *bytes;
+}
+
+size_t parse_count(const std::string& text, const std::string& flag) {
+  if (auto v = whole_number(text)) return *v;
+  throw UsageError(flag + ": bad count '" + text + "' (use whole numbers below 2^64)");
+}
+
+double parse_finite(const std::string& text, double min, double max, const std::string& flag) {
+  const auto v = finite_number(text);
+  if (!v || *v < min || *v > max)
+    throw UsageError(fmt::format("{} {}: use a number from {:g} to {:g}", flag, text, min, max));
+  return *v;
+}
+
+CLI::Validator finite_within(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) {
+        try {
+          parse_finite(text, min, max, "");
+          return std::string();
+        } catch (const UsageError&) {
+          return fmt::format("'{}' is not a number from {:g} to {:g}", text, min, max);
+        }
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", min, max));
 }
 
 std::vector<size_t> size_range(size_t lo, size_t hi, double factor) {
   if (lo > hi) throw UsageError("-m MIN:MAX needs MIN <= MAX");
-  if (!(factor > 1)) throw UsageError("-f step factor must be greater than 1");
-  std::vector<size_t> v;
-  for (double s = static_cast<double>(lo);; s *= factor) {
-    // From 0 the next size is 1, so a range starting at 0 still grows.
-    size_t b = static_cast<size_t>(s);
+  if (!(factor > 1) || !std::isfinite(factor))
+    throw UsageError("-f step factor must be a finite number above 1");
+  std::vector<size_t> v{lo};
+  // In double, compared before any cast: a size past 2^64 would wrap. From 0
+  // the next size is 1, so a range starting at 0 still grows.
+  for (double s = std::max(1.0, static_cast<double>(lo) * factor); s < 0x1p64; s *= factor) {
+    const size_t b = static_cast<size_t>(s);
     if (b > hi) break;
-    if (v.empty() || b != v.back()) v.push_back(b);
-    if (s == 0) s = 1.0 / factor;
+    if (b != v.back()) v.push_back(b);
   }
   return v;
 }
@@ -54,13 +79,22 @@ std::vector<size_t> Options::counts_for(DType t) const {
 }
 
 namespace {
+// A comma-separated list, each item parsed; "all" (where the flag has it)
+// for every value. Empty items and repeats are refused: a list that ran a
+// shape twice, or silently ran the default, would not be what was asked.
 template <class T, class ParseOne>
-std::vector<T> parse_list(const std::string& text, const std::vector<T>& all, ParseOne parse) {
-  if (text == "all") return all;
+std::vector<T> parse_list(const std::string& flag, const std::string& text,
+                          const std::vector<T>& all, ParseOne parse) {
+  if (text == "all" && !all.empty()) return all;
   std::vector<T> v;
   std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) v.push_back(parse(item));
-  if (v.empty()) return all;
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) throw UsageError(flag + " " + text + ": an empty item in the list");
+    v.push_back(parse(item));
+    if (std::find(v.begin(), v.end() - 1, v.back()) != v.end() - 1)
+      throw UsageError(flag + " " + text + ": '" + item + "' is listed twice");
+  }
+  if (v.empty() || text.back() == ',') throw UsageError(flag + " '" + text + "': an empty list");
   return v;
 }
 }  // namespace
@@ -91,11 +125,16 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
               ops = "sum", check = "on", transport = "auto";
   app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
       ->capture_default_str();
-  app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
+  auto* counts_opt = app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
+      ->check(finite_within(kFactorMin, kFactorMax))
       ->capture_default_str();
-  app.add_option("-i,--iterations", o.iters, "timed iterations per size")->capture_default_str();
-  app.add_option("-x,--warmup", o.warmup, "untimed iterations first")->capture_default_str();
+  app.add_option("-i,--iterations", o.iters, "timed iterations per size")
+      ->check(CLI::Range(1, kItersMax))
+      ->capture_default_str();
+  app.add_option("-x,--warmup", o.warmup, "untimed iterations first")
+      ->check(CLI::Range(0, kItersMax))
+      ->capture_default_str();
   app.add_option("-a,--algorithm", algorithms,
                  "hand-written algorithms to run, comma separated, or all")
       ->capture_default_str();
@@ -126,31 +165,28 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
     throw UsageError(e.what());
   }
 
-  if (!counts.empty()) {
-    o.counts = parse_list<size_t>(counts, {}, [](const std::string& s) {
-      size_t pos = 0;
-      try {
-        size_t c = std::stoull(s, &pos);
-        if (pos == s.size() && std::isdigit(static_cast<unsigned char>(s[0]))) return c;
-      } catch (...) {
-      }
-      throw UsageError("bad count '" + s + "' in -n (use whole numbers, comma separated)");
+  if (counts_opt->count())
+    o.counts = parse_list<size_t>("-n", counts, {}, [](const std::string& c) {
+      return parse_count(c, "-n");
     });
-  }
   auto colon = sizes.find(':');
   size_t lo = parse_size(sizes.substr(0, colon));
   size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
   o.sizes_B = size_range(lo, hi, o.factor);
-  o.algorithms = parse_list<std::string>(algorithms, {}, [](const std::string& a) { return a; });
-  if (o.iters < 1) throw UsageError("-i iterations must be at least 1");
-  if (o.warmup < 0) throw UsageError("-x warmup must be 0 or more");
+  if (algorithms != "all")
+    o.algorithms = parse_list<std::string>("-a", algorithms, {}, [](const std::string& a) { return a; });
   o.device = parse_device(device);
   for (TransportKind t : {TransportKind::staged, TransportKind::cuda_aware})
     if (transport == name(t)) o.transport = t;
   if (transport != "auto" && !o.transport)
     throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");
-  o.dtypes = parse_list(dtypes, all_dtypes(), parse_dtype);
-  o.ops = parse_list(ops, all_ops(), parse_op);
+  o.dtypes = parse_list("-T", dtypes, all_dtypes(), parse_dtype);
+  o.ops = parse_list("-o", ops, all_ops(), parse_op);
+  // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.
+  for (DType t : o.dtypes)
+    for (size_t c : o.counts)
+      if (!product(c, element_size(t)))
+        throw UsageError(fmt::format("-n {}: that many {} elements are past 2^64 bytes", c, name(t)));
   if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");
   o.check = check == "on";
   if (o.root < 0) throw UsageError("-r root must be 0 or more");

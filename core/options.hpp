@@ -1,5 +1,6 @@
 // The flags every commlab program accepts, named after the OSU micro-benchmarks.
 #pragma once
+#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -47,8 +48,20 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
 // the unknown one and the choices.
 std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known);
 
-// "4K" -> 4096, "16M", "1G", plain bytes. Throws UsageError.
+// Bounds that keep a run finite: a sweep's sizes grow by at least 0.1% a row,
+// and no size is repeated more than a million times.
+constexpr double kFactorMin = 1.001, kFactorMax = 1024;
+constexpr int kItersMax = 1000000;
+
+// "4K" -> 4096, "16M", "1G", plain bytes, below 2^64. Throws UsageError.
 size_t parse_size(const std::string& s);
+// Digits only, below 2^64; UsageError naming `flag` otherwise.
+size_t parse_count(const std::string& text, const std::string& flag);
+// A finite number from min to max; UsageError naming `flag` otherwise
+// (NaN, inf, 1e999, a suffix or a space included).
+double parse_finite(const std::string& text, double min, double max, const std::string& flag);
+// The same check for a CLI11 option, before CLI11 converts the value.
+CLI::Validator finite_within(double min, double max);
 std::vector<size_t> size_range(size_t min_B, size_t max_B, double factor);
 
 }  // namespace commlab

@@ -1,12 +1,12 @@
 #include "results.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "errors.hpp"
 
@@ -99,14 +99,29 @@ std::string csv_text(const std::string& s) {
 
 CsvFile::CsvFile(const std::string& path, const std::string& header, const std::string& flag)
     : path_(path), header_(header), flag_(flag) {
-  std::ifstream in(path);
-  std::string first;
-  if (in && std::getline(in, first) && !first.empty() && first != header)
-    throw UsageError(flag + " " + path +
-                     " holds other columns than this version writes; use a new file");
-  need_header_ = first.empty();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND, 0644);
   if (fd_ < 0) throw UsageError(flag + " " + path + ": " + std::strerror(errno));
+  // Rows go after the last whole line, under this version's header; a file
+  // that ends mid-line (cut short, or edited) would glue the first new row
+  // onto its last one, so it is refused, like one with other columns.
+  std::string first(header.size() + 1, '\0');
+  struct stat st {};
+  char last = '\n';
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  const ssize_t got = regular ? ::pread(fd_, first.data(), first.size(), 0) : 0;
+  if (got > 0 && ::pread(fd_, &last, 1, st.st_size - 1) != 1) last = '\0';
+  first.resize(got > 0 ? size_t(got) : 0);
+  std::string why;
+  if (last != '\n')
+    why = " does not end with a newline (cut short, or edited); end its last line or use a new file";
+  else if (!first.empty() && first != header + "\n")
+    why = " holds other columns than this version writes; use a new file";
+  if (!why.empty()) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UsageError(flag + " " + path + why);
+  }
+  need_header_ = first.empty();
 }
 
 CsvFile& CsvFile::operator=(CsvFile&& o) noexcept {

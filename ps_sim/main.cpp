@@ -14,6 +14,7 @@
 #include "collectives/collective.hpp"
 #include "core/bench.hpp"
 #include "core/errors.hpp"
+#include "core/numbers.hpp"
 #include "core/options.hpp"
 #include "core/results.hpp"
 #include "training.hpp"
@@ -33,6 +34,10 @@ struct Settings {
 // another order than the serial reference (the ring, MPI, SSP one gradient at
 // a time) may land: float32 rounding, over every iteration.
 constexpr double kTolerance = 1e-4;
+
+// Bounds that keep a run finite (minutes at most, not hours).
+constexpr int kSamplesMax = 1 << 24;
+constexpr double kLrMin = 1e-9, kLrMax = 1e3, kSlowdownMax = 1000;
 
 int tau(const Config& c) { return c.consistency == Consistency::ssp ? c.tau : 0; }
 
@@ -60,11 +65,18 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
   app.add_option("-M,--model", model, "parameter bytes, suffixes K M G")->capture_default_str();
   app.add_option("-C,--classes", c.shape.classes, "classes (rows of the model)")
       ->capture_default_str();
-  app.add_option("-b,--batch", c.batch, "examples per worker per iteration")->capture_default_str();
-  app.add_option("--samples", c.samples, "examples in each worker's partition")
+  app.add_option("-b,--batch", c.batch, "examples per worker per iteration (at most --samples)")
+      ->check(CLI::Range(1, kSamplesMax))
       ->capture_default_str();
-  app.add_option("-i,--iterations", c.iters, "SGD iterations")->capture_default_str();
-  app.add_option("--lr", c.lr, "learning rate")->capture_default_str();
+  app.add_option("--samples", c.samples, "examples in each worker's partition")
+      ->check(CLI::Range(1, kSamplesMax))
+      ->capture_default_str();
+  app.add_option("-i,--iterations", c.iters, "SGD iterations")
+      ->check(CLI::Range(1, kItersMax))
+      ->capture_default_str();
+  app.add_option("--lr", c.lr, "learning rate")
+      ->check(finite_within(kLrMin, kLrMax))
+      ->capture_default_str();
   app.add_option("--seed", c.seed, "seed of the synthetic data")->capture_default_str();
   app.add_option("--straggler", straggler, "W:F: worker W computes F times slower");
   app.add_option("-c,--check", check, "compare with serial SGD and the exact bytes: on or off")
@@ -118,41 +130,46 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
   c.shape.features = static_cast<int>(features - 1);
   if (c.mode == Mode::mpi && c.shape.params() > size_t(INT_MAX))
     throw UsageError("-M: MPI_Allreduce counts are int; keep the model under 2^31 parameters");
-  if (c.batch < 1) throw UsageError("-b batch must be at least 1");
-  if (c.samples < 1) throw UsageError("--samples must be at least 1");
-  if (c.iters < 1) throw UsageError("-i iterations must be at least 1");
-  if (!(c.lr > 0)) throw UsageError("--lr must be above 0");
+  // A batch wraps around the partition: past one pass it only repeats examples.
+  if (c.batch > c.samples)
+    throw UsageError(fmt::format("-b {}: a batch is at most the {} --samples", c.batch, c.samples));
+  if (c.tau > c.iters)
+    throw UsageError(fmt::format("--tau {}: at most the {} iterations", c.tau, c.iters));
   if (!straggler.empty()) {
-    auto colon = straggler.find(':');
-    try {
-      size_t used = 0;
-      c.straggler = std::stoi(straggler.substr(0, colon), &used);
-      c.slowdown = std::stod(straggler.substr(colon + 1));
-      if (colon == std::string::npos || used != colon) throw std::invalid_argument("");
-    } catch (const std::exception&) {
+    const auto colon = straggler.find(':');
+    const auto worker = whole_number(std::string_view(straggler).substr(0, colon));
+    if (colon == std::string::npos || !worker)
       throw UsageError("--straggler " + straggler + ": use WORKER:FACTOR, e.g. 0:4");
-    }
-    if (c.straggler < 0 || c.straggler >= c.P)
+    if (*worker >= uint64_t(c.P))
       throw UsageError(fmt::format("--straggler: worker {} is not among the {} workers (0..{})",
-                                   c.straggler, c.P, c.P - 1));
-    if (!(c.slowdown >= 1)) throw UsageError("--straggler: the factor must be 1 or more");
+                                   *worker, c.P, c.P - 1));
+    c.straggler = int(*worker);
+    c.slowdown = parse_finite(straggler.substr(colon + 1), 1, kSlowdownMax, "--straggler factor");
   }
   return true;
 }
 
-// Empty, or why the buffers would not fit in this node's memory (collective).
-std::string memory_problem(const Settings& s, MPI_Comm comm) {
-  const int local = node_rank(comm).size;
+// What `rank` will hold at most, in bytes, from the flags alone (the
+// shards' sizes are cheap to work out; the rest is counted, not guessed).
+Footprint footprint(const Settings& s, int rank) {
   const Config& c = s.cfg;
-  // Per rank: weights, gradient and two packed copies (a bsp server keeps
-  // P gradients of its shard); rank 0's serial reference: weights, sum, gradient.
-  const double model = double(c.shape.bytes());
-  const double need = local * 4 * model + (s.check ? 3 * model : 0);
-  const double have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (need <= 0.9 * have) return "";
-  return fmt::format(
-      "-M {:.0f} MiB with {} ranks on this node needs about {:.1f} GiB; it has {:.1f}",
-      model / (1 << 20), local, need / (1 << 30), have / (1 << 30));
+  const double M = double(c.shape.bytes()), iters_B = 8.0 * c.iters;
+  const double labels_B = 4.0 * c.samples;  // one int per example; features are made on the fly
+  const bool server = c.mode == Mode::ps ? rank < c.S : c.mode == Mode::colocated;
+  const bool worker = c.mode != Mode::ps || rank >= c.S;
+  double shard_B = 0;
+  if (server)
+    for (const Shard& sh : place(c.placement, c.shape.params(), c.shape.row(), c.S))
+      shard_B = std::max(shard_B, 4.0 * double(sh.count()));
+  double need = iters_B;  // the loss of each iteration, or the staleness histogram
+  // A worker: weights, gradient and the packed push and pull (or the ring's room).
+  if (worker) need += 4 * M + labels_B;
+  // A server: its weights, what comes in, and (bsp) one gradient per worker.
+  if (server) need += (2.0 + c.P) * shard_B + iters_B;
+  // Rank 0 gathers the model and every iteration's figures, and checks
+  // against serial SGD: every worker's labels, weights, sum and gradient.
+  if (rank == 0) need += 2 * M + 2 * iters_B + (s.check ? 3 * M + c.P * labels_B : 0);
+  return {need, 0};
 }
 
 // Bytes this rank must have moved in each role over the whole run, or
@@ -264,7 +281,7 @@ std::optional<Settings> start(Comm& comm, int argc, char** argv, CsvFile& csv, C
     if (comm.rank() == 0) fmt::print("{}", help);
     return std::nullopt;
   }
-  agree_or_exit(comm.mpi(), memory_problem(s, comm.mpi()));
+  agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), footprint(s, comm.rank())));
   if (comm.rank() == 0) try {
       if (!s.csv.empty()) csv = CsvFile(s.csv, csv_header(schema()), "--csv");
       if (!s.loss_csv.empty()) loss_csv = CsvFile(s.loss_csv, kLossColumns, "--loss-csv");
@@ -477,6 +494,13 @@ void judge(Report& r, const Settings& s, const Gathered& g) {
   if (s.check && r.traffic == "DIFFERS") {
     r.check = "FAIL";
     r.note = "counted bytes differ from the exact formula";
+  }
+  // Checked last, so that it is the note: a NaN compares false with every
+  // bound above, and std::max keeps the old value, so none of them sees it.
+  if (s.check && !(all_finite(g.weights.data(), g.weights.size()) &&
+                   all_finite(g.loss.data(), g.loss.size()))) {
+    r.check = "FAIL";
+    r.note = "the weights or the loss are not finite (NaN or inf): training diverged";
   }
   for (int k = 0; k < c.iters; ++k)
     if (g.staleness[k])

@@ -120,4 +120,27 @@ bad "count over INT_MAX" 2 -n 3000000000 --csv "$csv"
 PROGRAM=allreduce_ring
 bad "all-reduce program, another algorithm" 2 -a tree --csv "$csv"
 
+# Hostile input (each within seconds, never a hang): sizes that wrap past
+# 2^64, float flags past their range, lists that would repeat or be empty.
+RUN_TIMEOUT=10
+bad "count x element size wraps" 1 -n 4611686018427387905 -T float32 -i 1 -x 0 --csv "$csv"
+bad "size 2^64 - 1: more memory than the machine" 2 -m 18446744073709551615 --csv "$csv"
+bad "-f inf" 2 -m 4:64 -f inf --csv "$csv"
+bad "-f 1e19" 2 -m 4:64 -f 1e19 --csv "$csv"
+bad "-f nan" 2 -f nan --csv "$csv"
+bad "-n with a sign" 2 -n -4 --csv "$csv"
+bad "-n empty" 2 -n "" --csv "$csv"
+bad "-T repeated" 2 -T int32,int32 -n 4 --csv "$csv"
+bad "-i past a million" 2 -i 2147483647 -n 4 --csv "$csv"
+PROGRAM=gather
+bad "gather: P x count on the root past memory" 4 -n 2000000000 -T float64 --csv "$csv"
+PROGRAM=allreduce_ring
+# A CSV whose last line has no newline is refused and left as it was.
+head -c -1 "$csv" > "$TMP/cut.csv"
+cp "$TMP/cut.csv" "$TMP/cut_before.csv"
+run 2 "$BIN/allreduce_ring" -n 4 -i 1 -x 0 --csv "$TMP/cut.csv"
+refused $? "CSV without a final newline" "does not end with a newline"
+cmp -s "$TMP/cut.csv" "$TMP/cut_before.csv" && ok "cut CSV left untouched" || fail "cut CSV changed"
+RUN_TIMEOUT=60
+
 finish

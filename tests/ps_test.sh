@@ -91,6 +91,18 @@ bad 3 "not among the 2 workers" --straggler 5:2
 bad 3 "WORKER:FACTOR" --straggler fast
 bad 3 "between 128 and" -M 16 -C 16
 bad 3 "use even, uneven or hashed" --placement round
+# Hostile values: past a float's range, unbounded work, memory the flags would take.
+RUN_TIMEOUT=10
+bad 3 "'inf' is not a number" -i 2 -M 64K --lr inf
+bad 3 "'nan' is not a number" --lr nan
+bad 3 "factor 1e9: use a number from 1 to 1000" --straggler 0:1e9
+bad 3 "factor nan" --straggler 0:nan
+bad 3 "WORKER:FACTOR" --straggler -1:2
+bad 3 "not in range" -b 2147483647
+bad 3 "not in range" --samples 300000000
+bad 3 "a batch is at most" -b 300 --samples 256
+bad 3 "need .* GiB of memory" -M 4G -C 2
+RUN_TIMEOUT=60
 [ "$(wc -l < "$csv")" = "$rows" ] && ok "bad input writes no row" || fail "rows after bad input"
 
 finish

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "analysis/fit.hpp"
 #include "analysis/formulas.hpp"
@@ -206,4 +207,31 @@ TEST_CASE("the report's all-reduce choice: fastest per size, crossovers, auto ov
   CHECK(vs.find("| 4 B | recursive_doubling | 3.0 | 8.0 | 0.50 0.80 1.20 | **0.80** |") !=
         std::string::npos);
   CHECK(vs.find("Above 1.0 (the library faster): 1 MiB (1.200).") != std::string::npos);
+}
+
+TEST_CASE("a time or rate that is empty, negative or not finite is refused, never fitted") {
+  // good_csv's last row, with one column's field replaced.
+  auto with = [](const std::string& column, const std::string& value) {
+    std::string text = good_csv();
+    const size_t row = text.rfind('\n', text.size() - 2) + 1;
+    std::vector<std::string> fields;
+    std::stringstream ss(text.substr(row, text.size() - row - 1));
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    const auto& names = csv_columns();
+    fields[std::find(names.begin(), names.end(), column) - names.begin()] = value;
+    std::string line;
+    for (const auto& f : fields) line += (line.empty() ? "" : ",") + f;
+    return text.substr(0, row) + line + "\n";
+  };
+  for (const char* column : {"t_avg_us", "t_median_us", "busbw_GBps"})
+    for (const char* value : {"", "-1", "nan", "inf", "-inf", "1e999", "0x10", "1.5.2"}) {
+      INFO(column << " = '" << value << "'");
+      CHECK_THROWS_WITH(read_rows("f.csv", with(column, value)),
+                        Catch::Contains("f.csv line 3") && Catch::Contains(column));
+    }
+  for (const char* value : {"", "-4", "+4", " 4x", "18446744073709551616"})
+    CHECK_THROWS_WITH(read_rows("f.csv", with("bytes", value)), Catch::Contains("bytes"));
+  CHECK_THROWS_WITH(read_rows("f.csv", with("taught_T_B", "nan")), Catch::Contains("taught_T_B"));
+  CHECK(read_rows("f.csv", with("t_avg_us", "0")).size() == 2);
+  CHECK(read_rows("f.csv", with("t_avg_us", "1e3"))[1].t_avg_us == 1000);
 }

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <iterator>
 
 #include "core/errors.hpp"
 #include "core/results.hpp"
@@ -127,4 +128,29 @@ TEST_CASE("the schema has the columns the issue names") {
                         "taught_T_B",
                         "check"})
     CHECK(std::find(csv_columns().begin(), csv_columns().end(), c) != csv_columns().end());
+}
+
+TEST_CASE("a file that ends mid-line is refused, so no row is glued onto its last") {
+  const std::string path = temp_path();
+  RunInfo info;
+  { CsvFile(path).append({sample(info, 12)}); }
+  std::string whole;
+  {
+    std::ifstream in(path);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (const std::string& cut : {whole.substr(0, whole.size() - 1), csv_header()}) {
+    std::ofstream(path, std::ios::trunc) << cut;
+    CHECK_THROWS_WITH(CsvFile(path), Catch::Contains("does not end with a newline"));
+    std::ifstream in(path);
+    CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == cut);
+  }
+  std::ofstream(path, std::ios::trunc) << csv_header() << "\n";  // a header alone: rows follow it
+  { CsvFile(path).append({sample(info, 12)}); }
+  std::ifstream in(path);
+  std::string first, second;
+  CHECK((std::getline(in, first) && std::getline(in, second)));
+  CHECK(first == csv_header());
+  CHECK(second == csv_line(sample(info, 12)).substr(0, second.size()));
+  unlink(path.c_str());
 }

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "core/errors.hpp"
+#include "core/numbers.hpp"
 #include "core/options.hpp"
+
+#include <cmath>
 
 using namespace commlab;
 
@@ -67,4 +70,49 @@ TEST_CASE("bad flags are usage errors, --help is not") {
   auto h = parse({"--help"});
   CHECK_FALSE(h.run);
   CHECK_THAT(h.help, Catch::Contains("--message-size"));
+}
+
+TEST_CASE("numbers from outside: whole, finite, and arithmetic that never wraps") {
+  CHECK(whole_number("0") == 0u);
+  CHECK(whole_number("18446744073709551615") == UINT64_MAX);
+  for (const char* bad : {"", "+1", "-1", " 1", "1 ", "0x10", "1e3", "18446744073709551616", "١"})
+    CHECK_FALSE(whole_number(bad));
+  CHECK(finite_number("1.5") == 1.5);
+  CHECK(finite_number("-2e3") == -2000);
+  for (const char* bad : {"", "inf", "-inf", "nan", "NaN", "1e999", " 1", "1,5", "1.5x", "+1"})
+    CHECK_FALSE(finite_number(bad));
+  CHECK(product(uint64_t{1} << 62, 4) == std::nullopt);
+  CHECK(product(uint64_t{1} << 61, 4) == uint64_t{1} << 63);
+  CHECK(sum(UINT64_MAX, 1) == std::nullopt);
+  const float nan = std::nanf(""), values[] = {1.0f, nan};
+  CHECK(all_finite(values, 1));
+  CHECK_FALSE(all_finite(values, 2));
+}
+
+TEST_CASE("hostile flags: one usage error each, before anything is sized or run") {
+  const std::vector<std::vector<std::string>> refused{
+      // Sizes that wrap: count x element size, a suffix past 2^64.
+      {"-n", "4611686018427387905", "-T", "float32"},
+      {"-n", "2305843009213693952", "-T", "all"},
+      {"-m", "17179869184G"},
+      {"-m", "99999999999999999999"},
+      {"-n", "18446744073709551616"},
+      // Float flags past their range, or not numbers at all.
+      {"-f", "inf"}, {"-f", "nan"}, {"-f", "1e19"}, {"-f", "1e308"}, {"-f", "1"}, {"-f", "-2"},
+      {"-f", "0x2"}, {"-f", "2,5"},
+      // Signs, empty items, repeats, whitespace.
+      {"-n", "-4"}, {"-n", "+4"}, {"-n", " 4"}, {"-n", ""}, {"-n", ","}, {"-n", "4,"},
+      {"-n", "4,,8"}, {"-n", "all"}, {"-n", "4,4"}, {"-T", "float32,float32"}, {"-T", ""},
+      {"-o", "sum,"}, {"-a", ""}, {"-a", "ring,ring"}, {"-m", "4:"}, {"-m", ":4"},
+      {"-m", "4:8:16"}, {"-m", "-4"},
+      // Unbounded repeats.
+      {"-i", "2147483647"}, {"-x", "1000001"}, {"-i", "1e3"}, {"-r", "99999999999"}};
+  for (const auto& args : refused) {
+    INFO(args[0] << " '" << args[1] << "'");
+    CHECK_THROWS_AS(parse(args), UsageError);
+  }
+  // Still fine: the edges themselves.
+  CHECK(parse({"-f", "1024", "-m", "1:1M"}).opts.sizes_B.size() == 3);
+  CHECK(parse({"-n", "2305843009213693951", "-T", "int64"}).opts.counts.size() == 1);
+  CHECK(parse({"-m", "18446744073709551615"}).opts.sizes_B == std::vector<size_t>{SIZE_MAX});
 }
