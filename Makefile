@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test bench ps-bench auto-bench gpu-bench clean
+.PHONY: all deps build test bench ps-bench auto-bench gpu-bench fuzz clean
 
 all: build
 
@@ -37,6 +37,11 @@ auto-bench: build
 # On a machine with a GPU: the GPU suite into results/gpu.
 gpu-bench: build
 	bash bench/gpu_sweep.sh
+
+# The fuzz targets (tests/fuzz/), FUZZ_SECONDS each; make test runs them for 20 s.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	bash tests/fuzz_test.sh . $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "stats.hpp"
 
@@ -86,6 +87,11 @@ CostModel probe_cost(Comm& comm, const Reduction* red) {
   Memory& mem = comm.memory();
   char* room = static_cast<char*>(mem.scratch(3 * kLargest_B));
   char *out = room, *in = room + kLargest_B, *acc = room + 2 * kLargest_B;
+  // Zeros, so that the reduction probe adds numbers, not whatever the memory
+  // held before (a sum of leftover int32 may overflow: undefined behaviour).
+  const std::vector<char> zeros(3 * kLargest_B);
+  mem.copy(room, zeros.data(), zeros.size());
+  mem.sync();
   CostModel m;
   m.source = "probe";
   for (size_t b = 0; b <= kLargest_B; b = b ? 2 * b : 8) {

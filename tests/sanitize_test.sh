@@ -1,0 +1,57 @@
+#!/bin/bash
+# The suite under AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-
+# overflow included, halt on the first finding): a build of its own in DIR,
+# then the unit tests, every operation at P = 3 and 4 on awkward counts, dtypes
+# and ops, ps_sim, the report, and the hostile inputs, which must still end
+# with one line and exit 2. Usage: sanitize_test.sh SOURCE_DIR BUILD_DIR
+SRC=$1 DIR=$2
+source "$(dirname "$0")/check_lib.sh"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+jobs=$(nproc)
+
+# Open MPI's own allocations are not ours to judge (detect_leaks=0); the build
+# is Release with debug lines, so a finding names its file and line. The
+# programs are those of programs.txt, written when cmake configures.
+if ! cmake -S "$SRC" -B "$DIR" -DCOMMLAB_SANITIZE=ON -DCOMMLAB_CUDA=OFF \
+       -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$TMP/build.log" 2>&1 \
+   || ! cmake --build "$DIR" -j "$jobs" --target unit_tests ps_sim report allreduce_ring \
+        $(cat "$DIR/bin/programs.txt") >>"$TMP/build.log" 2>&1; then
+  tail -30 "$TMP/build.log"
+  fail "sanitizer build"
+  finish
+  exit 1
+fi
+B=$DIR/bin
+
+timeout 600 "$B/unit_tests" >"$TMP/out" 2>"$TMP/err" && ok "unit tests under ASan + UBSan" \
+  || { fail "unit tests under ASan + UBSan"; tail -20 "$TMP/out"; }
+
+# Every operation at P = 3 and 4, every dtype and op, counts 0, 1, P+1 and a prime.
+RUN_TIMEOUT=300
+for P in 3 4; do
+  for program in $(cat "$B/programs.txt"); do
+    run "$P" "$B/$program" -n 0,1,$((P + 1)),1009 -T all -o all -i 1 -x 0 -r $((P - 1)) \
+      && ok "$program P=$P" || fail "$program P=$P"
+  done
+  run "$P" "$B/allreduce" -n 7,1009 --in-place -i 1 -x 0 --node-size 2 --segment 12 -a all \
+    && ok "allreduce in place, nodes of 2, short segments, P=$P" || fail "allreduce nodes P=$P"
+done
+run 4 "$B/ps_sim" -M 64K -i 3 --mode colocated --placement hashed && ok "ps_sim colocated" \
+  || fail "ps_sim colocated"
+run 3 "$B/ps_sim" -M 64K -i 3 --consistency ssp --tau 1 --straggler 0:2 && ok "ps_sim ssp" \
+  || fail "ps_sim ssp"
+run 3 "$B/allreduce" -n 4,64 -i 2 -x 0 --csv "$TMP/rows.csv" && "$B/report" "$TMP" >"$TMP/out" 2>"$TMP/err" \
+  && ok "report on a fresh CSV" || fail "report"
+
+# The hostile inputs, under the sanitizers: one line, exit 2, no finding.
+RUN_TIMEOUT=30
+for args in "-n 4611686018427387905 -T float32" "-m 4:64 -f inf" "-m 4:64 -f 1e19" \
+            "-m 18446744073709551615" "-n 4,,8" "-i 2147483647"; do
+  # shellcheck disable=SC2086
+  run 3 "$B/allreduce_ring" $args
+  refused $? "allreduce_ring $args" "^error: "
+done
+run 3 "$B/ps_sim" --lr inf
+refused $? "ps_sim --lr inf" "^error: "
+finish
