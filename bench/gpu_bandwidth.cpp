@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("-m,--message-size", sizes, "MIN:MAX bytes per array, suffixes K M G")
       ->capture_default_str();
   app.add_option("-i,--iterations", repeats, "timed runs per size (the best is kept)")
+      ->check(CLI::Range(1, kItersMax))
       ->capture_default_str();
   app.add_option("--csv", csv, "append one row per size to FILE");
   try {
@@ -30,7 +31,11 @@ int main(int argc, char** argv) {
     size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
     std::string why = gpu::unavailable_reason();
     if (!why.empty()) throw UsageError(why);
-    if (repeats < 1) throw UsageError("-i repeats must be at least 1");
+    // Three arrays of the largest size: a copy's source and target, then acc and in.
+    const double need_B = 3.0 * double(hi), have_B = double(gpu::inventory().smallest_B);
+    if (need_B > 0.9 * have_B)
+      throw UsageError(fmt::format("-m {}: three arrays of {} B need {:.1f} GiB; the GPU has {:.1f}",
+                                   sizes, hi, need_B / (1 << 30), have_B / (1 << 30)));
     gpu::select(0);
     const std::string header = "device,bytes,copy_GBps,reduce_GBps,ratio";
     CsvFile out;
