@@ -1,9 +1,8 @@
 #include "rows.hpp"
 
 #include <array>
-#include <fstream>
-#include <iterator>
 #include <tuple>
+#include <utility>
 
 // clang-format off
 #include <limits>  // before csv.h, which uses std::numeric_limits without including it
@@ -41,16 +40,10 @@ double measured(const std::string& text, const char* column, const std::string& 
                                 column, text));
 }
 
-}  // namespace
-
-std::vector<Measurement> read_rows(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ReportError(path + ": cannot be read");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  return read_rows(path, text);
-}
-
-std::vector<Measurement> read_rows(const std::string& name, const std::string& text) {
+// From a file (streamed, block by block: a results file may be large) or
+// from text in memory; fccp's reader takes either.
+template <class... Source>
+std::vector<Measurement> read(const std::string& name, Source&&... source) {
   std::vector<Measurement> rows;
   try {
     // The columns read, in read_row's order; the last two are newer than the
@@ -62,7 +55,7 @@ std::vector<Measurement> read_rows(const std::string& name, const std::string& t
         "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose"};
     constexpr size_t kNewer = 2;
     io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(
-        name, text.data(), text.data() + text.size());
+        std::forward<Source>(source)...);
     std::apply(
         [&](auto... names) {
           in.read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
@@ -106,6 +99,14 @@ std::vector<Measurement> read_rows(const std::string& name, const std::string& t
     throw ReportError(e.what());
   }
   return rows;
+}
+
+}  // namespace
+
+std::vector<Measurement> read_rows(const std::string& path) { return read(path, path); }
+
+std::vector<Measurement> read_rows(const std::string& name, const std::string& text) {
+  return read(name, name, text.data(), text.data() + text.size());
 }
 
 }  // namespace commlab
