@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
+#include <clocale>
+#include <cmath>
 
 #include "core/errors.hpp"
 #include "core/numbers.hpp"
 #include "core/options.hpp"
-
-#include <cmath>
 
 using namespace commlab;
 
@@ -115,4 +115,17 @@ TEST_CASE("hostile flags: one usage error each, before anything is sized or run"
   CHECK(parse({"-f", "1024", "-m", "1:1M"}).opts.sizes_B.size() == 3);
   CHECK(parse({"-n", "2305843009213693951", "-T", "int64"}).opts.counts.size() == 1);
   CHECK(parse({"-m", "18446744073709551615"}).opts.sizes_B == std::vector<size_t>{SIZE_MAX});
+}
+
+TEST_CASE("numbers read alike whatever the locale says a decimal point is") {
+  const std::string before = std::setlocale(LC_ALL, nullptr);
+  for (const char* name : {"de_DE.UTF-8", "fr_FR.UTF-8", "C.UTF-8"}) {
+    if (!std::setlocale(LC_ALL, name)) continue;  // not installed here: nothing to show
+    INFO(name);
+    CHECK(finite_number("1.5") == 1.5);
+    CHECK_FALSE(finite_number("1,5"));
+    CHECK(parse({"-f", "1.5", "-m", "4:9"}).opts.sizes_B == std::vector<size_t>{4, 6, 9});
+    CHECK_THROWS_AS(parse({"-f", "1,5"}), UsageError);
+  }
+  std::setlocale(LC_ALL, before.c_str());
 }
