@@ -80,18 +80,23 @@ std::vector<size_t> Options::counts_for(DType t) const {
 
 namespace {
 // A comma-separated list, each item parsed; "all" (where the flag has it)
-// for every value. Empty items and repeats are refused: a list that ran a
-// shape twice, or silently ran the default, would not be what was asked.
+// for every value. Empty items and an empty list are refused: running the
+// default instead would not be what was asked. A repeat is dropped where it
+// is harmless (a count, e.g. P-1 = 0 at P = 1 in a script's list) and
+// refused where it is likely a slip (a dtype, an op, an algorithm).
+enum class Repeats { dropped, refused };
 template <class T, class ParseOne>
 std::vector<T> parse_list(const std::string& flag, const std::string& text,
-                          const std::vector<T>& all, ParseOne parse) {
+                          const std::vector<T>& all, Repeats repeats, ParseOne parse) {
   if (text == "all" && !all.empty()) return all;
   std::vector<T> v;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     if (item.empty()) throw UsageError(flag + " " + text + ": an empty item in the list");
-    v.push_back(parse(item));
-    if (std::find(v.begin(), v.end() - 1, v.back()) != v.end() - 1)
+    T value = parse(item);
+    if (std::find(v.begin(), v.end(), value) == v.end())
+      v.push_back(std::move(value));
+    else if (repeats == Repeats::refused)
       throw UsageError(flag + " " + text + ": '" + item + "' is listed twice");
   }
   if (v.empty() || text.back() == ',') throw UsageError(flag + " '" + text + "': an empty list");
@@ -166,7 +171,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   }
 
   if (counts_opt->count())
-    o.counts = parse_list<size_t>("-n", counts, {}, [](const std::string& c) {
+    o.counts = parse_list<size_t>("-n", counts, {}, Repeats::dropped, [](const std::string& c) {
       return parse_count(c, "-n");
     });
   auto colon = sizes.find(':');
@@ -174,14 +179,15 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
   o.sizes_B = size_range(lo, hi, o.factor);
   if (algorithms != "all")
-    o.algorithms = parse_list<std::string>("-a", algorithms, {}, [](const std::string& a) { return a; });
+    o.algorithms = parse_list<std::string>("-a", algorithms, {}, Repeats::refused,
+                                           [](const std::string& a) { return a; });
   o.device = parse_device(device);
   for (TransportKind t : {TransportKind::staged, TransportKind::cuda_aware})
     if (transport == name(t)) o.transport = t;
   if (transport != "auto" && !o.transport)
     throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");
-  o.dtypes = parse_list("-T", dtypes, all_dtypes(), parse_dtype);
-  o.ops = parse_list("-o", ops, all_ops(), parse_op);
+  o.dtypes = parse_list("-T", dtypes, all_dtypes(), Repeats::refused, parse_dtype);
+  o.ops = parse_list("-o", ops, all_ops(), Repeats::refused, parse_op);
   // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.
   for (DType t : o.dtypes)
     for (size_t c : o.counts)
