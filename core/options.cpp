@@ -33,22 +33,25 @@ size_t parse_count(const std::string& text, const std::string& flag) {
   throw UsageError(flag + ": bad count '" + text + "' (use whole numbers below 2^64)");
 }
 
-double parse_finite(const std::string& text, double min, double max, const std::string& flag) {
+namespace {
+bool within(const std::string& text, double min, double max) {
   const auto v = finite_number(text);
-  if (!v || *v < min || *v > max)
+  return v && *v >= min && *v <= max;
+}
+}  // namespace
+
+double parse_finite(const std::string& text, double min, double max, const std::string& flag) {
+  if (!within(text, min, max))
     throw UsageError(fmt::format("{} {}: use a number from {:g} to {:g}", flag, text, min, max));
-  return *v;
+  return *finite_number(text);
 }
 
 CLI::Validator finite_within(double min, double max) {
   return CLI::Validator(
       [min, max](std::string& text) {
-        try {
-          parse_finite(text, min, max, "");
-          return std::string();
-        } catch (const UsageError&) {
-          return fmt::format("'{}' is not a number from {:g} to {:g}", text, min, max);
-        }
+        return within(text, min, max)
+                   ? std::string()
+                   : fmt::format("'{}' is not a number from {:g} to {:g}", text, min, max);
       },
       fmt::format("NUMBER in [{:g}, {:g}]", min, max));
 }
