@@ -31,13 +31,14 @@ std::optional<double> optional_number(const std::string& text, const char* colum
   throw ReportError(fmt::format("{}: column {} holds '{}', not a finite number", where, column, text));
 }
 
-// Times and rates: every row has them, and none is negative. An empty one is
-// refused, not read as 0, so that a fit never sees a time that was not measured.
-double measured(const std::string& text, const char* column, const std::string& where) {
-  const auto v = optional_number(text, column, where);
-  if (v && *v >= 0) return *v;
-  throw ReportError(fmt::format("{}: column {} holds '{}', not a time or rate of 0 or more", where,
-                                column, text));
+// Columns every row has: an empty one is refused, not read as 0, so that a
+// fit never sees a time that was not measured; times and rates are 0 or more.
+template <class T>
+T required(std::optional<T> v, const char* column, const std::string& where) {
+  if (!v) throw ReportError(fmt::format("{}: column {} is empty", where, column));
+  if (*v < T{0})
+    throw ReportError(fmt::format("{}: column {} holds {}, below 0", where, column, *v));
+  return *v;
 }
 
 // From a file (streamed, block by block: a results file may be large) or
@@ -75,15 +76,11 @@ std::vector<Measurement> read(const std::string& name, Source&&... source) {
       m.line = static_cast<int>(in.get_file_line());
       const std::string where = fmt::format("{} line {}", name, m.line);
       if (m.P < 1) throw ReportError(where + ": P must be at least 1");
-      const auto whole = [&](const std::string& text, const char* column) {
-        if (auto v = optional_count(text, column, where)) return *v;
-        throw ReportError(fmt::format("{}: column {} is empty", where, column));
-      };
-      m.count = whole(count, "count");
-      m.bytes = whole(bytes, "bytes");
-      m.t_avg_us = measured(t_avg, "t_avg_us", where);
-      m.t_median_us = measured(t_median, "t_median_us", where);
-      m.busbw_GBps = measured(busbw, "busbw_GBps", where);
+      m.count = required(optional_count(count, "count", where), "count", where);
+      m.bytes = required(optional_count(bytes, "bytes", where), "bytes", where);
+      m.t_avg_us = required(optional_number(t_avg, "t_avg_us", where), "t_avg_us", where);
+      m.t_median_us = required(optional_number(t_median, "t_median_us", where), "t_median_us", where);
+      m.busbw_GBps = required(optional_number(busbw, "busbw_GBps", where), "busbw_GBps", where);
       m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);
       m.recv_max_B = optional_count(recv, "recv_max_rank_B", where);
       m.sent_total_B = optional_count(total, "sent_total_B", where);

@@ -93,7 +93,7 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
     return 0;
   }
   const Options& o = parsed.opts;
-  agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), mine));
+  agree_or_exit(comm.mpi(), memory_problem(comm, mine));
   Runner runner(comm, o);
   try {
     measure(runner, comm, o);
@@ -107,27 +107,28 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
   return rc;
 }
 
-std::string memory_problem(MPI_Comm comm, const Footprint& mine) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  double need[2] = {mine.host_B, 0}, largest_gpu_B = mine.gpu_B;
-  MPI_Allreduce(&mine.host_B, &need[0], 1, MPI_DOUBLE, MPI_SUM, node);
-  MPI_Allreduce(&mine.gpu_B, &largest_gpu_B, 1, MPI_DOUBLE, MPI_MAX, node);
-  MPI_Comm_free(&node);
+static_assert(sizeof(Footprint) == 2 * sizeof(double), "gathered as two doubles");
+
+std::string memory_problem(const Comm& comm, const Footprint& mine) {
+  std::vector<Footprint> all(comm.size());
+  MPI_Allgather(&mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm.mpi());
+  const Nodes& nodes = comm.nodes();
+  const std::vector<int>& here = nodes.ranks_on(nodes.of_rank()[comm.rank()]);
+  const int local = int(here.size());
+  double host_B = 0, largest_gpu_B = 0;
+  for (int r : here) host_B += all[r].host_B, largest_gpu_B = std::max(largest_gpu_B, all[r].gpu_B);
   const double GiB = 1 << 30, have = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (!(need[0] <= 0.9 * have))
+  if (!(host_B <= 0.9 * have))
     return fmt::format("the {} rank{} on this node need {:.1f} GiB of memory; it has {:.1f} GiB",
-                       local, local == 1 ? "" : "s", need[0] / GiB, have / GiB);
+                       local, local == 1 ? "" : "s", host_B / GiB, have / GiB);
   if (largest_gpu_B == 0 || !gpu::unavailable_reason().empty()) return "";
   // Ranks share the GPUs in turn (Runner), so the fullest holds ceil(local / gpus).
   const gpu::Inventory inv = gpu::inventory();
   const int sharing = (local + inv.gpus - 1) / inv.gpus;
-  need[1] = largest_gpu_B * sharing;
-  if (need[1] <= 0.9 * inv.smallest_B) return "";
+  const double gpu_B = largest_gpu_B * sharing;
+  if (gpu_B <= 0.9 * inv.smallest_B) return "";
   return fmt::format("{} rank{} per GPU need {:.1f} GiB of GPU memory; the GPU has {:.1f} GiB",
-                     sharing, sharing == 1 ? "" : "s", need[1] / GiB, inv.smallest_B / GiB);
+                     sharing, sharing == 1 ? "" : "s", gpu_B / GiB, inv.smallest_B / GiB);
 }
 
 void print_in_rank_order(MPI_Comm comm, const std::string& line) {

@@ -117,9 +117,9 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
                  const std::function<void(Runner&, Comm&, const Options&)>& measure);
 
 // Collective: empty, or why the ranks would not fit: the host bytes of the
-// ranks on each node against its memory; the GPU bytes of the ranks that
-// share a GPU (in turn, Runner) against the smallest GPU's.
-std::string memory_problem(MPI_Comm comm, const Footprint& mine);
+// ranks on each of comm's nodes against its memory; the GPU bytes of the
+// ranks that share a GPU (in turn, Runner) against the smallest GPU's.
+std::string memory_problem(const Comm& comm, const Footprint& mine);
 
 // What every row says about where and when it ran.
 std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"

@@ -26,6 +26,7 @@ namespace {
 
 struct Settings {
   Config cfg;
+  std::vector<Shard> shards;  // the servers' parameters, one each (none without servers)
   bool check = true;
   std::string csv, loss_csv;
 };
@@ -146,11 +147,11 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
     c.straggler = int(*worker);
     c.slowdown = parse_finite(straggler.substr(colon + 1), 1, kSlowdownMax, "--straggler factor");
   }
+  if (c.S) s.shards = place(c.placement, c.shape.params(), c.shape.row(), c.S);
   return true;
 }
 
-// What `rank` will hold at most, in bytes, from the flags alone (the
-// shards' sizes are cheap to work out; the rest is counted, not guessed).
+// What `rank` will hold at most, in bytes, counted from the settings.
 Footprint footprint(const Settings& s, int rank) {
   const Config& c = s.cfg;
   const double M = double(c.shape.bytes()), iters_B = 8.0 * c.iters;
@@ -159,8 +160,7 @@ Footprint footprint(const Settings& s, int rank) {
   const bool worker = c.mode != Mode::ps || rank >= c.S;
   double shard_B = 0;
   if (server)
-    for (const Shard& sh : place(c.placement, c.shape.params(), c.shape.row(), c.S))
-      shard_B = std::max(shard_B, 4.0 * double(sh.count()));
+    for (const Shard& sh : s.shards) shard_B = std::max(shard_B, 4.0 * double(sh.count()));
   double need = iters_B;  // the loss of each iteration, or the staleness histogram
   // A worker: weights, gradient and the packed push and pull (or the ring's room).
   if (worker) need += 4 * M + labels_B;
@@ -281,7 +281,7 @@ std::optional<Settings> start(Comm& comm, int argc, char** argv, CsvFile& csv, C
     if (comm.rank() == 0) fmt::print("{}", help);
     return std::nullopt;
   }
-  agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), footprint(s, comm.rank())));
+  agree_or_exit(comm.mpi(), memory_problem(comm, footprint(s, comm.rank())));
   if (comm.rank() == 0) try {
       if (!s.csv.empty()) csv = CsvFile(s.csv, csv_header(schema()), "--csv");
       if (!s.loss_csv.empty()) loss_csv = CsvFile(s.loss_csv, kLossColumns, "--loss-csv");
@@ -555,8 +555,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const Config& c = s->cfg;
-  const std::vector<Shard> shards =
-      c.S ? place(c.placement, c.shape.params(), c.shape.row(), c.S) : std::vector<Shard>{};
+  const std::vector<Shard>& shards = s->shards;
   Report r;
   r.c = &c;
   r.mpi = mpi_version(), r.host = hostname(), r.date = utc_now();
