@@ -131,6 +131,7 @@ void allreduce_double_binary_tree(const CollectiveJob& job) {
                             {b, halves.at(1), halves.bytes(1), room + 2 * halves.bytes(0)}};
   const int depth[2] = {a.depth(me), b.depth(me)};
   for (int step = 0; step < 2 * a.root_height(); ++step) {  // both trees are as high
+    comm.begin_phase(step < a.root_height() ? Phase::reduce : Phase::broadcast);
     for (int t = 0; t < 2; ++t) both[t].post(comm, me, depth[t], step);
     comm.wait_all();
     for (const TreeHalf& t : both) t.fold(job, me, step);

@@ -48,6 +48,7 @@ void allreduce_hierarchical(const CollectiveJob& job) {
   const size_t bytes = job.count * job.esize();
 
   void* incoming = job.mem.scratch(bytes);
+  comm.begin_phase(Phase::reduce);  // in each node
   for (int k = 0, d = 1; d < n; ++k, d *= 2) {
     if (i % (2 * d) == d) {
       comm.send(mine[i - d], data, bytes, {k});
@@ -62,6 +63,7 @@ void allreduce_hierarchical(const CollectiveJob& job) {
     ring_allgather(comm, leaders, chunks, R + leaders.P - 1);
   }
   const int first = R + 2 * (leaders.P - 1);
+  comm.begin_phase(Phase::broadcast);  // in each node
   for (int k = 0, d = top_distance(n); n > 1 && d >= 1; ++k, d /= 2) {
     if (i % (2 * d) == d) comm.recv(mine[i - d], data, bytes, {first + k});
     if (i % (2 * d) == 0 && i + d < n) comm.send(mine[i + d], data, bytes, {first + k});

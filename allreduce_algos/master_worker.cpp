@@ -20,10 +20,12 @@ void allreduce_master_worker(const CollectiveJob& job) {
   char* data = allreduce_buffer(job);
   const size_t bytes = job.count * job.esize();
 
+  comm.begin_phase(Phase::reduce);
   if (me == master) {
     void* incoming = job.mem.scratch(bytes);
     for (int k = 0; k < P - 1; ++k)
       comm.recv_reduce(worker(P, master, k), incoming, data, bytes, job.red, {k});
+    comm.begin_phase(Phase::broadcast);
     for (int k = 0; k < P - 1; ++k) comm.send(worker(P, master, k), data, bytes, {P - 1 + k});
   } else {
     const int k = (me - master - 1 + P) % P;

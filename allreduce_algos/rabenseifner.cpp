@@ -60,6 +60,7 @@ void allreduce_rabenseifner(const CollectiveJob& job) {
   int step = fold.first_step();
   Block held{0, fold.p2};
   void* incoming = job.mem.scratch(job.count * es);
+  job.comm.begin_phase(Phase::reduce_scatter);
   for (int d = fold.p2 / 2; d >= 1; d /= 2, ++step) {
     if (v < 0) continue;
     const int partner = fold.real_rank(v ^ d);
@@ -68,6 +69,7 @@ void allreduce_rabenseifner(const CollectiveJob& job) {
                              bytes(keep), job.red, {step, kSeveralChunks});
     held = keep;
   }
+  job.comm.begin_phase(Phase::all_gather);
   for (int d = 1; d < fold.p2; d *= 2, ++step) {
     if (v < 0) continue;
     const int partner = fold.real_rank(v ^ d);

@@ -29,6 +29,7 @@ void allreduce_recursive_doubling(const CollectiveJob& job) {
   fold.fold_in(job, data, bytes);
   const int v = fold.virtual_rank(job.comm.rank());
   int step = fold.first_step();
+  job.comm.begin_phase(Phase::exchange);
   for (int bit = 1; bit < fold.p2; bit *= 2, ++step) {
     if (v < 0) continue;  // folded away: waits for the result
     const int partner = fold.real_rank(v ^ bit);

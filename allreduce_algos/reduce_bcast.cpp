@@ -30,8 +30,11 @@ namespace {
 void allreduce_reduce_bcast(const CollectiveJob& job) {
   CollectiveJob whole = job;
   whole.in = whole.out = allreduce_buffer(job);  // each phase in place on it
+  job.comm.begin_phase(Phase::reduce);
   reduce_binomial(whole);
   job.comm.set_step_offset(binomial_rounds(job.comm.size()));
+  job.comm.begin_phase(Phase::broadcast);
+  job.comm.watch(whole.out, job.count * job.esize());  // the reduce worked in scratch off the root
   bcast_binomial(whole);
   job.comm.set_step_offset(0);
 }

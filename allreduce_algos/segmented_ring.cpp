@@ -73,6 +73,7 @@ void allreduce_segmented_ring(const CollectiveJob& job) {
   const Ring ring(job.comm.size());
   const int me = job.comm.rank();
   char* incoming = static_cast<char*>(job.mem.scratch(work.largest_B()));
+  job.comm.begin_phase(Phase::reduce_scatter);
   for (int s = 0; s < ring.P - 1; ++s)
     pipelined_step(job, work, seg, ring.reduce_scatter_sends(me, s),
                    ring.reduce_scatter_sends(ring.left(me), s), s, incoming);

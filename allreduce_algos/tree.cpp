@@ -40,12 +40,12 @@ void allreduce_tree(const CollectiveJob& job) {
   const int children[2] = {2 * v + 1, 2 * v + 2};
 
   void* incoming = job.mem.scratch(bytes);
+  comm.begin_phase(Phase::reduce);
   for (int c : children)
     if (c < P) comm.recv_reduce(rank_of(c), incoming, data, bytes, job.red, {D - d - 1});
-  if (v != 0) {
-    comm.send(rank_of((v - 1) / 2), data, bytes, {D - d});
-    comm.recv(rank_of((v - 1) / 2), data, bytes, {D + d - 1});
-  }
+  if (v != 0) comm.send(rank_of((v - 1) / 2), data, bytes, {D - d});
+  comm.begin_phase(Phase::broadcast);
+  if (v != 0) comm.recv(rank_of((v - 1) / 2), data, bytes, {D + d - 1});
   for (int c : children)
     if (c < P) comm.send(rank_of(c), data, bytes, {D + d});
 }

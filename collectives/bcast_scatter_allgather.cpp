@@ -18,11 +18,13 @@ void bcast_scatter_allgather(const CollectiveJob& job) {
   CollectiveJob scatter = job;
   scatter.in = buffer;
   scatter.out = me == job.root ? buffer : buffer + job.parts().offset(me) * job.esize();
+  comm.begin_phase(Phase::scatter);
   scatter_binomial(scatter);
 
   comm.set_step_offset(binomial_rounds(comm.size()));
   CollectiveJob allgather = job;
   allgather.in = allgather.out = buffer;
+  comm.begin_phase(Phase::all_gather);
   allgather_ring(allgather);
   comm.set_step_offset(0);
 }

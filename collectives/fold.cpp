@@ -30,6 +30,7 @@ int PowerOfTwoFold::real_rank(int v) const { return v < extra ? 2 * v + 1 : v + 
 void PowerOfTwoFold::fold_in(const CollectiveJob& job, char* data, size_t bytes) const {
   const int me = job.comm.rank();
   if (me >= 2 * extra) return;
+  job.comm.begin_phase(Phase::fold);
   if (me % 2 == 0)
     job.comm.send(me + 1, data, bytes, {0});
   else
@@ -39,6 +40,7 @@ void PowerOfTwoFold::fold_in(const CollectiveJob& job, char* data, size_t bytes)
 void PowerOfTwoFold::fold_out(const CollectiveJob& job, char* data, size_t bytes, int step) const {
   const int me = job.comm.rank();
   if (me >= 2 * extra) return;
+  job.comm.begin_phase(Phase::fold);
   if (me % 2)
     job.comm.send(me - 1, data, bytes, {step});
   else

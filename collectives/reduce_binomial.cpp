@@ -22,6 +22,7 @@ void reduce_binomial(const CollectiveJob& job) {
   char* room = static_cast<char*>(job.mem.scratch(2 * bytes));
   char* acc = me == job.root ? static_cast<char*>(job.out) : room + bytes;
   if (acc != job.in && bytes) job.mem.copy(acc, job.in, bytes);
+  comm.watch(acc, bytes);  // --show --steps: each rank's partial sum
 
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     if (v % (2 * d) == d) {

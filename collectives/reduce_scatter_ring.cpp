@@ -21,6 +21,7 @@ void reduce_scatter_ring(const CollectiveJob& job) {
   const Chunks work{job.in_place() ? static_cast<char*>(job.out) : room + parts.largest() * es,
                     parts, es};
   if (!job.in_place()) job.mem.copy(work.base, job.in, bytes);
+  job.comm.watch(work.base, bytes);  // --show --steps: the chunks as they fold, not the result
   ring_reduce_scatter(job.comm, Ring(job.comm.size()), work, job.red, job.mem, 0);
   // MPI puts the result at the front of the output (of the buffer, in place,
   // where the two may overlap: so through the scratch at the front).

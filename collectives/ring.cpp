@@ -38,6 +38,7 @@ int Ring::position_of(int rank) const {
 void ring_reduce_scatter(Comm& comm, const Ring& ring, const Chunks& work, const Reduction& red,
                          Memory& mem, int first_step) {
   const int me = ring.position_of(comm.rank());
+  comm.begin_phase(Phase::reduce_scatter);
   void* incoming = mem.scratch(work.largest_B());
   for (int s = 0; s < ring.P - 1; ++s) {
     const int send = ring.reduce_scatter_sends(me, s),
@@ -50,6 +51,7 @@ void ring_reduce_scatter(Comm& comm, const Ring& ring, const Chunks& work, const
 
 void ring_allgather(Comm& comm, const Ring& ring, const Chunks& buffer, int first_step) {
   const int me = ring.position_of(comm.rank());
+  comm.begin_phase(Phase::all_gather);
   for (int s = 0; s < ring.P - 1; ++s) {
     const int send = ring.allgather_sends(me, s), recv = ring.allgather_sends(ring.left(me), s);
     comm.sendrecv(ring.rank_at(ring.right(me)), buffer.at(send), buffer.bytes(send),

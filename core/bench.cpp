@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <numeric>
 
@@ -82,6 +83,8 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
   std::string error;
   try {
     parsed = parse_options(argc, argv, program, description);
+    // A lecture's example, not a sweep: P elements, one chunk per rank.
+    if (parsed.run && parsed.opts.show_default_count) parsed.opts.counts = {size_t(comm.size())};
     if (parsed.run) mine = validate(parsed.opts, comm.size(), comm.rank());
   } catch (const UsageError& e) {
     error = e.what();
@@ -220,17 +223,74 @@ void Runner::show_buffers(const char* when, const Buffer* b) {
   print_in_rank_order(comm_.mpi(), fmt::format("    rank {}: {}", comm_.rank(), b->format()));
 }
 
-void Runner::show_schedule() {
-  auto trace = comm_.gather_trace();
-  if (comm_.rank() != 0) return;
-  fmt::print("  schedule ({} messages):\n", trace.size());
-  for (const TraceEntry& e : trace) {
-    std::string what = e.chunk == kWholeBuffer     ? "whole buffer"
-                       : e.chunk == kSeveralChunks ? "chunks"
-                                                   : fmt::format("chunk {}", e.chunk);
-    fmt::print("    step {}: rank {} sends {} ({} B) to rank {}\n", e.step, e.from, what, e.bytes,
-               e.to);
+namespace {
+
+std::string message_text(const TraceEntry& e) {
+  const std::string what = e.chunk == kWholeBuffer     ? ""
+                           : e.chunk == kSeveralChunks ? " chunks"
+                                                       : fmt::format(" chunk {}", e.chunk);
+  return fmt::format("{}->{}{} ({} B)", e.from, e.to, what, e.bytes);
+}
+
+// "step 3: a, b, c", wrapped under itself past 100 columns.
+void print_step(int step, const std::vector<std::string>& messages) {
+  std::string line = fmt::format("    step {}:", step);
+  const size_t indent = line.size();
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (line.size() + messages[i].size() > 100 && line.size() > indent) {
+      fmt::print("{}\n", line);
+      line = std::string(indent, ' ');
+    }
+    line += " " + messages[i] + (i + 1 < messages.size() ? "," : "");
   }
+  fmt::print("{}\n", line);
+}
+
+std::string format_snapshot(DType t, const Snapshot& s) {
+  Buffer b(t, s.bytes.size() / element_size(t));
+  if (!s.bytes.empty()) std::memcpy(b.data(), s.bytes.data(), s.bytes.size());
+  return b.format();
+}
+
+// Why messages of 0 B appear: the chunks a count below P leaves empty.
+std::string empty_chunks_note(size_t count, int P) {
+  if (count >= size_t(P))
+    return "0 B messages carry parts that hold no element; they are still sent, so every rank "
+           "runs the same schedule";
+  return fmt::format(
+      "0 B messages carry empty chunks: {} element{} cut into {} chunks leave{} {} empty; they "
+      "are still sent, so every rank runs the same schedule",
+      count, count == 1 ? "" : "s", P, count == 1 ? "s" : "", size_t(P) - count);
+}
+
+}  // namespace
+
+void Runner::show_schedule(const Shape& shape) {
+  comm_.snapshot();  // the end of the run
+  const auto trace = comm_.gather_trace();
+  const auto states = comm_.gather_snapshots();
+  if (comm_.rank() != 0) return;
+  const int steps = trace.empty() ? 0 : trace.back().step + 1;
+  fmt::print("  schedule: {} messages in {} steps\n", trace.size(), steps);
+  Phase phase = Phase::none;
+  bool empty = false;
+  for (size_t i = 0; i < trace.size();) {
+    const int step = trace[i].step;
+    if (trace[i].phase != phase && trace[i].phase != Phase::none)
+      fmt::print("  {}\n", name(phase = trace[i].phase));
+    std::vector<std::string> messages;
+    for (; i < trace.size() && trace[i].step == step; ++i) {
+      messages.push_back(message_text(trace[i]));
+      empty |= trace[i].bytes == 0;
+    }
+    print_step(step, messages);
+    if (!opts_.show_steps) continue;
+    for (size_t r = 0; r < states.size(); ++r)
+      if (const Snapshot* s = state_after(states[r], step))
+        fmt::print("      rank {}: {}\n", r, format_snapshot(shape.dtype, *s));
+  }
+  if (empty) fmt::print("  ({})\n", empty_chunks_note(shape.count, comm_.size()));
+  std::fflush(stdout);
 }
 
 Row Runner::measure(const Shape& shape, const Case& c) {
@@ -252,17 +312,19 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   // 1. One run, traffic counted and the result checked.
   const bool show = opts_.show && c.output;
   if (show && comm_.rank() == 0)
-    fmt::print("\n{} ({}), {} {} x {}:\n", c.algorithm, row.impl, row.dtype, row.op, shape.count);
+    fmt::print("\n{} ({}), {} {} x {}, P = {}:\n", c.algorithm, row.impl, row.dtype, row.op,
+               shape.count, comm_.size());
   c.prepare();
   if (show) show_buffers("before", c.input);
   comm_.reset_counts();
   comm_.set_tracing(show);
+  comm_.watch(show ? c.output->data() : nullptr, show ? c.output->bytes() : 0);
   MPI_Barrier(comm_.mpi());
   c.run();
   mem_.sync();
   comm_.set_tracing(false);
   if (show) {
-    if (c.model) show_schedule();
+    if (c.model) show_schedule(shape);
     show_buffers("after", c.output);
   }
   if (c.model) {

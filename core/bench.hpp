@@ -72,7 +72,9 @@ class Runner {
 
  private:
   void show_buffers(const char* when, const Buffer* b);
-  void show_schedule();
+  // The schedule step by step under its phases' names; with --steps each
+  // rank's buffer after every step (collective).
+  void show_schedule(const Shape& shape);
 
   Comm& comm_;
   const Options& opts_;

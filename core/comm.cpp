@@ -1,5 +1,7 @@
 #include "comm.hpp"
 
+#include "names.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -71,15 +73,50 @@ void Comm::use(Memory& mem, TransportKind kind) {
   mem_ = &mem;
 }
 
+std::string name(Phase p) {
+  static const Names<Phase> table = {
+      {Phase::none, ""},           {Phase::reduce_scatter, "reduce-scatter"},
+      {Phase::all_gather, "all-gather"}, {Phase::reduce, "reduce"},
+      {Phase::broadcast, "broadcast"},   {Phase::gather, "gather"},
+      {Phase::scatter, "scatter"},       {Phase::exchange, "exchange"},
+      {Phase::fold, "fold (the ranks past a power of two)"}};
+  return name_in(table, p);
+}
+
+const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step) {
+  const Snapshot* found = nullptr;
+  for (const Snapshot& s : snapshots)
+    if (s.after_step <= step && (!found || s.after_step >= found->after_step)) found = &s;
+  return found;
+}
+
+void Comm::enter(Step step) {
+  const int index = step.index + step_offset_;
+  if (index <= step_now_) return;
+  if (tracing_ && watched_) snapshot();
+  step_now_ = index;
+}
+
+void Comm::snapshot() {
+  Snapshot s{step_now_, std::vector<char>(watched_B_)};
+  if (watched_B_) mem_->copy(s.bytes.data(), watched_, watched_B_);
+  mem_->sync();
+  snapshots_.push_back(std::move(s));
+}
+
 void Comm::count_send(int to, size_t bytes, Step step) {
+  enter(step);
   const int index = step.index + step_offset_;
   sent_B_ += bytes;
   ++msgs_;
   last_step_ = std::max<int64_t>(last_step_, index);
-  if (tracing_) trace_.push_back({index, rank(), to, step.chunk, bytes});
+  if (tracing_) trace_.push_back({index, rank(), to, step.chunk, bytes, phase_});
 }
 
-void Comm::count_recv(size_t bytes) { recv_B_ += bytes; }
+void Comm::count_recv(size_t bytes, Step step) {
+  enter(step);
+  recv_B_ += bytes;
+}
 
 void Comm::exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                     const Reduction* red, void* acc) {
@@ -102,28 +139,28 @@ void Comm::send(int to, const void* buf, size_t bytes, Step step) {
   exchange(to, buf, bytes, kNoRank, nullptr, 0, nullptr, nullptr);
 }
 
-void Comm::recv(int from, void* buf, size_t bytes, Step) {
-  count_recv(bytes);
+void Comm::recv(int from, void* buf, size_t bytes, Step step) {
+  count_recv(bytes, step);
   exchange(kNoRank, nullptr, 0, from, buf, bytes, nullptr, nullptr);
 }
 
 void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
                     Step step) {
   count_send(to, sbytes, step);
-  count_recv(rbytes);
+  count_recv(rbytes, step);
   exchange(to, sbuf, sbytes, from, rbuf, rbytes, nullptr, nullptr);
 }
 
 void Comm::recv_reduce(int from, void* incoming, void* acc, size_t bytes, const Reduction& red,
-                       Step) {
-  count_recv(bytes);
+                       Step step) {
+  count_recv(bytes, step);
   exchange(kNoRank, nullptr, 0, from, incoming, bytes, &red, acc);
 }
 
 void Comm::sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* incoming,
                            void* acc, size_t rbytes, const Reduction& red, Step step) {
   count_send(to, sbytes, step);
-  count_recv(rbytes);
+  count_recv(rbytes, step);
   exchange(to, sbuf, sbytes, from, incoming, rbytes, &red, acc);
 }
 
@@ -132,8 +169,8 @@ void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
   t_->isend(to, buf, bytes);
 }
 
-void Comm::irecv(int from, void* buf, size_t bytes, Step) {
-  count_recv(bytes);
+void Comm::irecv(int from, void* buf, size_t bytes, Step step) {
+  count_recv(bytes, step);
   t_->irecv(from, buf, bytes);
 }
 
@@ -145,6 +182,9 @@ void Comm::reset_counts() {
   sent_B_ = recv_B_ = msgs_ = 0;
   last_step_ = -1;
   trace_.clear();
+  phase_ = Phase::none;
+  step_now_ = -1;
+  snapshots_.clear();
 }
 
 Traffic Comm::gather_counts() const {
@@ -164,15 +204,39 @@ std::vector<TraceEntry> Comm::gather_trace() const {
   std::vector<uint64_t> mine;
   for (const TraceEntry& e : trace_)
     mine.insert(mine.end(), {uint64_t(uint32_t(e.step)), uint64_t(uint32_t(e.from)),
-                             uint64_t(uint32_t(e.to)), uint64_t(uint32_t(e.chunk)), e.bytes});
+                             uint64_t(uint32_t(e.to)), uint64_t(uint32_t(e.chunk)), e.bytes,
+                             uint64_t(e.phase)});
   std::vector<TraceEntry> all;
   for (const auto& theirs : t_->allgather(mine))
-    for (size_t i = 0; i + 5 <= theirs.size(); i += 5)
+    for (size_t i = 0; i + 6 <= theirs.size(); i += 6)
       all.push_back({int(theirs[i]), int(theirs[i + 1]), int(theirs[i + 2]), int(theirs[i + 3]),
-                     theirs[i + 4]});
+                     theirs[i + 4], Phase(theirs[i + 5])});
   std::stable_sort(all.begin(), all.end(), [](const TraceEntry& a, const TraceEntry& b) {
     return a.step != b.step ? a.step < b.step : a.from < b.from;
   });
+  return all;
+}
+
+// Each snapshot goes as its step, its byte count, then its bytes eight to a word.
+std::vector<std::vector<Snapshot>> Comm::gather_snapshots() const {
+  std::vector<uint64_t> mine;
+  for (const Snapshot& s : snapshots_) {
+    mine.insert(mine.end(), {uint64_t(uint32_t(s.after_step)), s.bytes.size()});
+    const size_t words = (s.bytes.size() + 7) / 8;
+    mine.resize(mine.size() + words);
+    std::copy(s.bytes.begin(), s.bytes.end(), reinterpret_cast<char*>(mine.data() + mine.size() - words));
+  }
+  std::vector<std::vector<Snapshot>> all;
+  for (const auto& theirs : t_->allgather(mine)) {
+    all.emplace_back();
+    for (size_t i = 0; i + 2 <= theirs.size();) {
+      Snapshot s{int(int32_t(uint32_t(theirs[i]))), std::vector<char>(theirs[i + 1])};
+      const char* from = reinterpret_cast<const char*>(theirs.data() + i + 2);
+      std::copy(from, from + s.bytes.size(), s.bytes.begin());
+      i += 2 + (s.bytes.size() + 7) / 8;
+      all.back().push_back(std::move(s));
+    }
+  }
   return all;
 }
 

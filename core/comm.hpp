@@ -28,11 +28,38 @@ struct Step {
   int chunk = kWholeBuffer;  // which chunk the message carries, for --show
 };
 
+// The part of a schedule a step belongs to, as --show names it: a lecture
+// draws the ring all-reduce as a reduce-scatter, then an all-gather.
+enum class Phase {
+  none,
+  reduce_scatter,
+  all_gather,
+  reduce,
+  broadcast,
+  gather,
+  scatter,
+  exchange,
+  fold,  // the ranks past a power of two fold in first, and get the result last
+};
+std::string name(Phase p);
+
 // One message, as --show lists it.
 struct TraceEntry {
   int step, from, to, chunk;
   uint64_t bytes;
+  Phase phase;
 };
+
+// A rank's buffer as it stood after `after_step` (-1: before its first step),
+// for --show --steps and the lab's grader.
+struct Snapshot {
+  int after_step;
+  std::vector<char> bytes;
+};
+
+// A rank's state after `step`: its latest snapshot taken after a step up to
+// it (a rank idle in a step keeps what it had); null if it has none.
+const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step);
 
 class Nccl;
 class Nodes;
@@ -121,6 +148,18 @@ class Comm {
   // its later phase (a broadcast made of a scatter, then an all-gather).
   void set_step_offset(int offset) { step_offset_ = offset; }
 
+  // Where the schedule is now: every step from here until the next call is
+  // part of this phase (the ring halves and the algorithms built of phases set it).
+  void begin_phase(Phase phase) { phase_ = phase; }
+
+  // While tracing: the buffer to keep a copy of as each step begins, which is
+  // then its state after the steps before. The harness watches the result;
+  // an algorithm that works in scratch (a reduce-scatter) watches that instead.
+  void watch(const void* buf, size_t bytes) { watched_ = buf, watched_B_ = bytes; }
+  void snapshot();  // the watched buffer now: after the last step begun (the end of a run)
+  const std::vector<Snapshot>& snapshots() const { return snapshots_; }
+  std::vector<std::vector<Snapshot>> gather_snapshots() const;  // every rank's, on every rank
+
   // Counting: start a fresh count, then gather every rank's into one Traffic
   // (collective). Tracing keeps each message for --show.
   void reset_counts();
@@ -130,7 +169,8 @@ class Comm {
 
  private:
   void count_send(int to, size_t bytes, Step step);
-  void count_recv(size_t bytes);
+  void count_recv(size_t bytes, Step step);
+  void enter(Step step);  // a call of this step begins: snapshot the last one's end
   // Blocking exchange; acc (op)= each received piece when red is given.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                 const Reduction* red, void* acc);
@@ -146,6 +186,11 @@ class Comm {
   Nccl* nccl_ = nullptr;
   bool tracing_ = false;
   std::vector<TraceEntry> trace_;
+  Phase phase_ = Phase::none;
+  int step_now_ = -1;  // the latest step this rank has begun, for snapshots
+  const void* watched_ = nullptr;
+  size_t watched_B_ = 0;
+  std::vector<Snapshot> snapshots_;
 };
 
 }  // namespace commlab

@@ -131,7 +131,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.get_formatter()->column_width(28);
   std::string sizes = "4:16M", counts, algorithms = "all", device = "host", dtypes = "float32",
               ops = "sum", check = "on", transport = "auto";
-  app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
+  auto* sizes_opt = app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
       ->capture_default_str();
   auto* counts_opt = app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
@@ -157,7 +157,9 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");
   app.add_option("-c,--check", check, "compare every result: on or off")->capture_default_str();
   app.add_option("--csv", o.csv, "append one row per measurement to FILE");
-  app.add_flag("--show", o.show, "print buffers before/after and the schedule (small sizes)");
+  app.add_flag("--show", o.show,
+               "print buffers before/after and the schedule by phase (default: P elements)");
+  app.add_flag("--steps", o.show_steps, "with --show: each rank's buffer after every step");
   std::string segment;
   app.add_option("--segment", segment,
                  "segmented ring: bytes per segment (default: the time model's best)");
@@ -173,6 +175,8 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
     throw UsageError(e.what());
   }
 
+  o.show = o.show || o.show_steps;
+  o.show_default_count = o.show && !counts_opt->count() && !sizes_opt->count();
   if (counts_opt->count())
     o.counts = parse_list<size_t>("-n", counts, {}, Repeats::dropped, [](const std::string& c) {
       return parse_count(c, "-n");

@@ -26,6 +26,8 @@ struct Options {
   bool check = true;
   std::string csv;
   bool show = false;
+  bool show_steps = false;          // --steps: and each rank's buffer after every step
+  bool show_default_count = false;  // --show without -n or -m: P elements, once P is known
   std::vector<std::string> algorithms;  // from -a; empty: every algorithm of the program
   std::optional<size_t> segment_B;      // --segment; none: the time model's best
   int node_size = 0;                    // --node-size; 0: the real nodes
