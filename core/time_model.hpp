@@ -55,6 +55,10 @@ struct CostModel {
 // Rank 0's median times, shared by all. Counts on `comm` are reset.
 CostModel probe_cost(Comm& comm, const Reduction* red);
 
+// The textbook's model with its two figures given: alpha per message,
+// bandwidth 1/beta, reductions free (the lab asks students to work it by hand).
+CostModel alpha_beta(double alpha_us, double GBps);
+
 // "alpha 0.31 us, beta 1/7.9 GB/s (1 MiB), gamma 1/21 GB/s (1 MiB), overlap 0.00 (probe)"
 std::string describe(const CostModel& m);
 

@@ -123,12 +123,12 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
   }
   if (c.shape.classes < 2) throw UsageError("-C classes must be at least 2");
   const size_t bytes = parse_size(model);
-  const size_t features = bytes / sizeof(float) / size_t(c.shape.classes);
+  const size_t features = bytes / sizeof(float) / size_t(c.shape.classes);  // with the bias
   if (features < 2 || features - 1 > size_t(INT_MAX))
     throw UsageError(fmt::format("-M {}: {} classes need between {} and {} bytes of parameters",
                                  model, c.shape.classes, 8 * c.shape.classes,
                                  uint64_t(INT_MAX) * 4 * c.shape.classes));
-  c.shape.features = static_cast<int>(features - 1);
+  c.shape = ModelShape::of_bytes(bytes, c.shape.classes);
   if (c.mode == Mode::mpi && c.shape.params() > size_t(INT_MAX))
     throw UsageError("-M: MPI_Allreduce counts are int; keep the model under 2^31 parameters");
   // A batch wraps around the partition: past one pass it only repeats examples.
@@ -170,24 +170,6 @@ Footprint footprint(const Settings& s, int rank) {
   // against serial SGD: every worker's labels, weights, sum and gradient.
   if (rank == 0) need += 2 * M + 2 * iters_B + (s.check ? 3 * M + c.P * labels_B : 0);
   return {need, 0};
-}
-
-// Bytes this rank must have moved in each role over the whole run, or
-// nothing when the mode's traffic is not counted per rank here.
-std::optional<std::array<uint64_t, 4>> expected_bytes(const Config& c,
-                                                      const std::vector<Shard>& shards, int rank) {
-  const uint64_t M = c.shape.bytes(), it = c.iters;
-  if (c.mode == Mode::ps) {
-    if (rank >= c.S) return std::array<uint64_t, 4>{M * it, M * it, 0, 0};
-    const uint64_t mine = shards[rank].count() * 4 * c.P * it;
-    return std::array<uint64_t, 4>{0, 0, mine, mine};
-  }
-  if (c.mode == Mode::colocated) {
-    const uint64_t n = shards[rank].count() * 4, others = (M - n) * it;
-    const uint64_t served = n * (c.P - 1) * it;
-    return std::array<uint64_t, 4>{others, others, served, served};
-  }
-  return std::nullopt;
 }
 
 struct Measured {  // per rank, gathered to rank 0

@@ -15,6 +15,12 @@ struct ModelShape {
   size_t row() const { return size_t(features) + 1; }
   size_t params() const { return size_t(classes) * row(); }
   size_t bytes() const { return params() * sizeof(float); }
+  // The shape of about `bytes` of float32 parameters in `classes` rows
+  // (ps_sim -M, -C); the caller checks that a row holds at least two.
+  static ModelShape of_bytes(size_t bytes, int classes) {
+    const size_t row = bytes / sizeof(float) / size_t(classes);
+    return {int(row) - 1, classes};
+  }
 };
 
 // One worker's partition of the training data: `samples` examples, the same

@@ -159,4 +159,20 @@ Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<S
   return server.weights;
 }
 
+std::optional<std::array<uint64_t, 4>> expected_bytes(const Config& c,
+                                                      const std::vector<Shard>& shards, int rank) {
+  const uint64_t M = c.shape.bytes(), it = c.iters;
+  if (c.mode == Mode::ps) {
+    if (rank >= c.S) return std::array<uint64_t, 4>{M * it, M * it, 0, 0};
+    const uint64_t mine = shards[rank].count() * 4 * c.P * it;
+    return std::array<uint64_t, 4>{0, 0, mine, mine};
+  }
+  if (c.mode == Mode::colocated) {
+    const uint64_t n = shards[rank].count() * 4, others = (M - n) * it;
+    const uint64_t served = n * (c.P - 1) * it;
+    return std::array<uint64_t, 4>{others, others, served, served};
+  }
+  return std::nullopt;
+}
+
 }  // namespace commlab::ps

@@ -1,7 +1,9 @@
 // What every training mode shares: the run's settings, a worker (its data,
 // its copy of the model, its compute phase) and what each rank measures.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,5 +79,11 @@ Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st);
 // iteration summed in worker order, then one step. The synchronous modes must
 // reach these weights.
 std::vector<float> train_serial(const Config& cfg);
+
+// Bytes rank `rank` must move in each role over the whole run (worker in,
+// worker out, server in, server out), or nothing when the mode's traffic is
+// not counted per rank here (ring, mpi). The check and the lab's grader use it.
+std::optional<std::array<uint64_t, 4>> expected_bytes(const Config& c,
+                                                      const std::vector<Shard>& shards, int rank);
 
 }  // namespace commlab::ps

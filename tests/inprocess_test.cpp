@@ -10,8 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "collectives/collective.hpp"
-#include "core/thread_transport.hpp"
+#include "collectives/inprocess.hpp"
 
 using namespace commlab;
 
@@ -19,25 +18,7 @@ namespace {
 
 constexpr size_t kPrime = 100003;
 
-struct Run {
-  const Operation& op;
-  const CollectiveAlgorithm& algo;
-  int P;
-  size_t N;
-  DType dtype;
-  Op op_kind;
-  int root;
-  bool in_place;
-  Nodes nodes;       // where the ranks run (the hierarchical all-reduce looks)
-  size_t segment_B;  // the segmented ring's
-
-  std::string describe() const {
-    return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B", op.name, algo.name,
-                       P, N, name(dtype), name(op_kind), root, in_place ? " in place" : "",
-                       fmt::join(nodes.of_rank(), ","), segment_B);
-  }
-  JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
-};
+using Run = InProcessRun;
 
 // The placements and segments runs take in turn: nodes of 2 and of 3 ranks,
 // two nodes taking ranks in turn (as srun's cyclic distribution does), one
@@ -65,41 +46,7 @@ size_t segment_B(int k, DType t, size_t N) {
 
 // One run on `world`: "" when every rank's result and the counted traffic are right.
 std::string check(ThreadWorld& world, const Run& run) {
-  Truth truth(run.op, {Fill::pattern, run.dtype, run.op_kind, run.P}, run.root, run.N,
-              run.in_place);
-  truth.precompute();  // once, not once per thread
-  std::vector<std::string> wrong(run.P);
-  Traffic counted;
-  world.run([&](Transport& transport) {
-    const int me = transport.rank();
-    Memory mem;
-    Comm comm(transport, mem);
-    comm.set_nodes(run.nodes);
-    const Layout L = truth.layout(me);
-    Buffer input(run.dtype, run.in_place ? 0 : L.in), out(run.dtype, L.out);
-    Buffer& before = run.in_place ? out : input;
-    out.fill([](size_t) { return kJunk; });
-    before.fill([&](size_t i) { return truth.before(me, i); });
-    run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
-                  run.segment_B});
-    const Traffic t = comm.gather_counts();
-    if (me == 0) counted = t;
-    if (!run.op.has_data) return;
-    const Mismatch m = compare(
-        out, [&](size_t i) { return truth.after(me, i); }, truth.checked(me));
-    if (m.wrong) wrong[me] = fmt::format("rank {}: {} wrong, {}", me, m.wrong, m.first);
-  });
-  for (const std::string& w : wrong)
-    if (!w.empty()) return w;
-  const Traffic model = run.algo.model(run.shape());
-  if (!counted.same_counts(model))
-    return fmt::format(
-        "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
-        "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}",
-        counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
-        model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
-        model.msgs_total, counted.steps, model.steps);
-  return "";
+  return run_in_process(world, run).verdict(run.algo.model(run.shape()));
 }
 
 std::vector<int> process_counts() {

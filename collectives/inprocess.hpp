@@ -1,0 +1,49 @@
+// One run of a hand-written algorithm with its ranks as threads of one
+// process (core/thread_transport.hpp): every rank's result checked exactly,
+// the traffic counted. The in-process tests, the lab's grader and lab_check
+// all run algorithms through this one function.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "collective.hpp"
+#include "core/thread_transport.hpp"
+
+namespace commlab {
+
+struct InProcessRun {
+  const Operation& op;
+  const CollectiveAlgorithm& algo;
+  int P;
+  size_t N;
+  DType dtype = DType::float32;
+  Op op_kind = Op::sum;
+  int root = 0;
+  bool in_place = false;
+  Nodes nodes = {};       // where the ranks run (the hierarchical all-reduce looks)
+  size_t segment_B = 0;   // the segmented ring's
+  Fill fill = Fill::pattern;  // Fill::rank: the known vectors --show prints
+  bool trace = false;     // keep each rank's buffer after every step
+
+  std::string describe() const;
+  JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
+};
+
+struct InProcessResult {
+  Traffic counted;
+  std::vector<std::string> wrong;                  // per rank: "" or its first wrong element
+  std::vector<std::vector<Snapshot>> snapshots;    // per rank, when traced
+  std::vector<std::vector<double>> outputs;        // per rank, the result buffer
+
+  // "" when every rank's result is right and the counted traffic is the model's.
+  std::string verdict(const Traffic& model) const;
+};
+
+// A snapshot's elements, as numbers.
+std::vector<double> values(DType t, const Snapshot& s);
+
+// Runs `run` on `world` (which has run.P ranks). Throws what a rank threw:
+// a deadlock names the rank and what it waited for.
+InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run);
+
+}  // namespace commlab

@@ -1,0 +1,248 @@
+#include "questions.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "collectives/inprocess.hpp"
+#include "core/errors.hpp"
+#include "core/names.hpp"
+#include "core/time_model.hpp"
+#include "ps_sim/training.hpp"
+
+namespace commlab::lab {
+
+namespace {
+
+const Names<Ask> kAsks = {{Ask::traffic, "traffic"},     {Ask::buffer, "buffer"},
+                          {Ask::taught, "taught"},       {Ask::predict, "predict"},
+                          {Ask::crossover, "crossover"}, {Ask::ps_bytes, "ps_bytes"},
+                          {Ask::range, "range"}};
+
+// The counted figures a question may ask for, by their CSV names.
+const std::pair<const char*, uint64_t Traffic::*> kFields[] = {
+    {"sent_max_B", &Traffic::sent_max_rank_B}, {"recv_max_B", &Traffic::recv_max_rank_B},
+    {"sent_total_B", &Traffic::sent_total_B},  {"msgs", &Traffic::msgs_total},
+    {"steps", &Traffic::steps}};
+
+UsageError bad(const Question& q, const std::string& what) {
+  return UsageError(fmt::format("question {}: {}", q.id, what));
+}
+
+template <class T>
+T need(const Question& q, const char* key) {
+  if (auto v = q.spec[key].value<T>()) return *v;
+  throw bad(q, fmt::format("'{}' is missing or not a {}", key,
+                           std::is_same_v<T, std::string> ? "string" : "number"));
+}
+template <class T>
+T optional(const Question& q, const char* key, T otherwise) {
+  return q.spec.contains(key) ? need<T>(q, key) : otherwise;
+}
+int64_t need_within(const Question& q, const char* key, int64_t lo, int64_t hi,
+                    std::optional<int64_t> otherwise = std::nullopt) {
+  const int64_t v = otherwise && !q.spec.contains(key) ? *otherwise : need<int64_t>(q, key);
+  if (v < lo || v > hi) throw bad(q, fmt::format("'{}' must be from {} to {}", key, lo, hi));
+  return v;
+}
+double need_positive(const Question& q, const char* key) {
+  const double v = need<double>(q, key);
+  if (!std::isfinite(v) || v < 0) throw bad(q, fmt::format("'{}' must be a finite number >= 0", key));
+  return v;
+}
+
+const Operation& operation(const Question& q) {
+  static std::map<std::string, std::unique_ptr<Operation>> made;
+  const std::string name = optional<std::string>(q, "operation", "allreduce");
+  auto& op = made[name];
+  if (!op) op = make_operation(name);
+  return *op;
+}
+const CollectiveAlgorithm& algorithm(const Question& q, const Operation& op, const char* key) {
+  const std::string wanted = need<std::string>(q, key);
+  for (const auto& a : op.algorithms)
+    if (a.name == wanted) return a;
+  throw bad(q, fmt::format("{} has no algorithm '{}'", op.name, wanted));
+}
+uint64_t field(const Question& q, const Traffic& t) {
+  const std::string wanted = need<std::string>(q, "field");
+  for (const auto& [name, member] : kFields)
+    if (wanted == name) return t.*member;
+  throw bad(q, "unknown field '" + wanted + "' (use sent_max_B, recv_max_B, sent_total_B, msgs or steps)");
+}
+
+// One run with ranks as threads: P, count and root from the question.
+InProcessResult run(const Question& q, const char* algo_key, Fill fill, bool trace) {
+  const Operation& op = operation(q);
+  const int P = int(need_within(q, "P", 1, 64));
+  InProcessRun r{op, algorithm(q, op, algo_key), P, size_t(need_within(q, "count", 0, 1 << 22))};
+  r.root = int(need_within(q, "root", 0, P - 1, 0));
+  r.fill = fill;
+  r.trace = trace;
+  ThreadWorld world(P);
+  InProcessResult result = run_in_process(world, r);
+  const std::string wrong = result.verdict(r.algo.model(r.shape()));
+  if (!wrong.empty()) throw std::logic_error(r.describe() + ": " + wrong);
+  return result;
+}
+
+Expected number(double v) {
+  Expected e;
+  e.numbers = {v};
+  return e;
+}
+
+Expected buffer(const Question& q) {
+  const InProcessResult r = run(q, "algorithm", Fill::rank, true);
+  const int rank = int(need_within(q, "rank", 0, int64_t(r.outputs.size()) - 1));
+  Expected e;
+  e.list = true;
+  if (!q.spec.contains("step")) return e.numbers = r.outputs[rank], e;
+  const int step = int(need_within(q, "step", 0, int64_t(r.counted.steps) - 1));
+  const Snapshot* s = state_after(r.snapshots[rank], step);
+  if (!s) throw std::logic_error("no buffer state of rank " + std::to_string(rank));
+  e.numbers = values(DType::float32, *s);
+  return e;
+}
+
+Expected taught(const Question& q) {
+  const CollectiveAlgorithm& a = algorithm(q, operation(q), "algorithm");
+  if (!a.taught_T) throw bad(q, a.name + " has no taught formula");
+  const InProcessResult r = run(q, "algorithm", Fill::pattern, false);
+  const double T = a.taught_T(int(r.outputs.size()), double(need<int64_t>(q, "count") * 4));
+  Expected e;
+  for (const auto& [name, member] : kFields)
+    if (std::fabs(double(r.counted.*member) - T) < 0.5) e.words.push_back(name);
+  if (e.words.empty()) e.words = {"none"};
+  return e;
+}
+
+double predicted_us(const Question& q, const char* algo_key, size_t count) {
+  const Operation& op = operation(q);
+  const int P = int(need_within(q, "P", 1, 1 << 20));
+  const Traffic t = algorithm(q, op, algo_key).model({P, count, 4, 0});
+  return alpha_beta(need_positive(q, "alpha_us"), need_positive(q, "GBps")).predict_us(t);
+}
+
+Expected crossover(const Question& q) {
+  const int64_t from_B = need_within(q, "from_B", 4, int64_t(1) << 40),
+                to_B = need_within(q, "to_B", from_B, int64_t(1) << 40);
+  for (int64_t N = from_B; N <= to_B; N *= 2)
+    if (predicted_us(q, "algorithm", size_t(N / 4)) < predicted_us(q, "versus", size_t(N / 4)))
+      return number(double(N));
+  return number(0);
+}
+
+// ps_sim's exact bytes per iteration: the busiest server's out, or a worker's.
+Expected ps_bytes(const Question& q) {
+  ps::Config c;
+  c.mode = need<std::string>(q, "mode") == "colocated" ? ps::Mode::colocated : ps::Mode::ps;
+  const int ranks = int(need_within(q, "ranks", 2, 4096));
+  c.S = c.mode == ps::Mode::ps ? int(need_within(q, "servers", 1, ranks - 1)) : ranks;
+  c.P = c.mode == ps::Mode::ps ? ranks - c.S : ranks;
+  const int classes = int(need_within(q, "classes", 2, 1 << 20, 16));
+  const int64_t model_B = need_within(q, "model_B", 8 * classes, int64_t(1) << 32);
+  c.shape = ps::ModelShape::of_bytes(size_t(model_B), classes);
+  c.placement = ps::parse_placement(optional<std::string>(q, "placement", "even"));
+  c.iters = 1;
+  const auto shards = ps::place(c.placement, c.shape.params(), c.shape.row(), c.S);
+  const bool server = need<std::string>(q, "role") == "server";
+  uint64_t most = 0;
+  for (int r = 0; r < ranks; ++r)
+    if (auto b = ps::expected_bytes(c, shards, r)) most = std::max(most, (*b)[server ? 3 : 1]);
+  return number(double(most));
+}
+
+std::string format_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return fmt::format("{}", int64_t(v));
+  return fmt::format("{:.6g}", v);
+}
+
+}  // namespace
+
+QuestionSet read_questions(const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw UsageError(fmt::format("{}:{}: {}", path, e.source().begin.line, e.description()));
+  }
+  QuestionSet set{doc["title"].value_or(std::string(path)), {}};
+  const toml::array* all = doc["question"].as_array();
+  if (!all || all->empty()) throw UsageError(path + ": no [[question]] tables");
+  for (const toml::node& node : *all) {
+    const toml::table* t = node.as_table();
+    Question q{(*t)["id"].value_or(std::string()), (*t)["text"].value_or(std::string()),
+               (*t)["hint"].value_or(std::string()), Ask::range, *t};
+    if (q.id.empty()) throw UsageError(path + ": a question without an id");
+    try {
+      q.ask = parse_in(kAsks, need<std::string>(q, "ask"), "ask");
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: question {}: {}", path, q.id, e.what()));
+    }
+    set.questions.push_back(std::move(q));
+  }
+  return set;
+}
+
+Expected expected(const Question& q) {
+  switch (q.ask) {
+    case Ask::traffic: return number(double(field(q, run(q, "algorithm", Fill::pattern, false).counted)));
+    case Ask::buffer: return buffer(q);
+    case Ask::taught: return taught(q);
+    case Ask::predict: {
+      Expected e = number(predicted_us(q, "algorithm", size_t(need_within(q, "count", 0, int64_t(1) << 40))));
+      e.rel_tolerance = 0.02;
+      return e;
+    }
+    case Ask::crossover: return crossover(q);
+    case Ask::ps_bytes: return ps_bytes(q);
+    case Ask::range: {
+      Expected e;
+      e.range = {need_positive(q, "lo"), need_positive(q, "hi")};
+      return e;
+    }
+  }
+  throw std::logic_error("an ask without a case");
+}
+
+bool Expected::accepts(const toml::node& answer) const {
+  if (!words.empty()) {
+    auto s = answer.value<std::string>();
+    return s && std::find(words.begin(), words.end(), *s) != words.end();
+  }
+  auto near = [&](double got, double want) {
+    return std::fabs(got - want) <= std::max(rel_tolerance * std::fabs(want), 1e-9);
+  };
+  if (list) {
+    const toml::array* a = answer.as_array();
+    if (!a || a->size() != numbers.size()) return false;
+    for (size_t i = 0; i < numbers.size(); ++i) {
+      auto v = (*a)[i].value<double>();
+      if (!v || !near(*v, numbers[i])) return false;
+    }
+    return true;
+  }
+  auto v = answer.value<double>();
+  if (!v || !std::isfinite(*v)) return false;
+  if (range) return *v >= range->first && *v <= range->second;
+  return near(*v, numbers.front());
+}
+
+std::string Expected::key_value() const {
+  if (!words.empty()) return fmt::format("\"{}\"", words.front());
+  if (range) {
+    const double mid = range->first > 0 ? std::sqrt(range->first * range->second)
+                                        : (range->first + range->second) / 2;
+    return fmt::format("{:.3g}  # a measurement: any value from {} to {}", mid,
+                       format_number(range->first), format_number(range->second));
+  }
+  if (!list) return format_number(numbers.front());
+  std::string s = "[";
+  for (size_t i = 0; i < numbers.size(); ++i) s += (i ? ", " : "") + format_number(numbers[i]);
+  return s + "]";
+}
+
+}  // namespace commlab::lab

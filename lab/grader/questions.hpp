@@ -1,0 +1,56 @@
+// The lab's questions and their answers. An instructor writes questions in
+// TOML (lab/*/questions.toml): what to ask, in words, and what the tool must
+// compute to know the answer, never the answer itself. The answer key is
+// computed here, by running the deterministic parts: counted bytes and steps
+// (the algorithms run with ranks as threads), buffer contents after a step,
+// the alpha-beta model, ps_sim's exact bytes. Timings are machine-dependent,
+// so a question about one only checks that the answer is plausible.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace commlab::lab {
+
+enum class Ask {
+  traffic,    // a counted figure of one run: sent_max_B, recv_max_B, sent_total_B, msgs, steps
+  buffer,     // one rank's buffer after a step (or at the end), known vectors as --show fills them
+  taught,     // which counted figure the taught formula's T equals: a field's name, or "none"
+  predict,    // the alpha-beta model's time, in us (within 2%)
+  crossover,  // the smallest power-of-two size at which one algorithm's model beats another's
+  ps_bytes,   // ps_sim's exact bytes per iteration
+  range,      // a measurement: any value from lo to hi is plausible
+};
+
+// What a right answer is.
+struct Expected {
+  std::vector<double> numbers;     // one, or a buffer's elements (list = true)
+  bool list = false;
+  std::vector<std::string> words;  // any of these (taught)
+  double rel_tolerance = 0;
+  std::optional<std::pair<double, double>> range;
+
+  bool accepts(const toml::node& answer) const;
+  std::string key_value() const;  // as TOML, for the answer key
+};
+
+struct Question {
+  std::string id, text, hint;
+  Ask ask;
+  toml::table spec;  // the ask's parameters
+};
+
+struct QuestionSet {
+  std::string title;
+  std::vector<Question> questions;
+};
+
+// Reads a questions file; UsageError naming the file and question on a mistake.
+QuestionSet read_questions(const std::string& path);
+// Computes the right answer; UsageError on a parameter it cannot use.
+Expected expected(const Question& q);
+
+}  // namespace commlab::lab
