@@ -1,0 +1,40 @@
+#!/bin/bash
+# Runs the commands of one lab, as a student would type them: every line of
+# lab/NN-*/README.md that starts with "$ ", in order, from the repository's
+# root. Outside Slurm `mpirun -np K` runs as is (with --oversubscribe, as a
+# 2-core laptop needs); inside a Slurm allocation it becomes `srun -n K`.
+#   bash lab/run.sh 03          # one lab
+#   bash lab/run.sh all         # every lab
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # Open MPI refuses root without
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+  LAUNCH="srun ${SRUN_MPI:+--mpi=$SRUN_MPI} -n"
+else
+  LAUNCH="mpirun --oversubscribe -np"
+fi
+want=${1:?usage: bash lab/run.sh NN|all}
+pages=()
+for page in lab/[0-9][0-9]-*/README.md; do
+  [ "$want" = all ] || [[ $page == lab/$want-* ]] && pages+=("$page")
+done
+if [ ${#pages[@]} -eq 0 ]; then
+  echo "error: no lab '$want' (use a number such as 03, or all)" >&2
+  exit 2
+fi
+[ -x build/bin/allreduce ] || { echo "error: build/bin/allreduce is missing: run make first" >&2; exit 2; }
+mkdir -p lab-out
+failed=0
+for page in "${pages[@]}"; do
+  echo "== $page"
+  while IFS= read -r cmd; do
+    cmd=${cmd#\$ }
+    [[ $cmd == "mpirun -np "* ]] && cmd="$LAUNCH ${cmd#mpirun -np }"
+    echo "\$ $cmd"
+    if ! timeout "${LAB_TIMEOUT:-300}" bash -c "$cmd" </dev/null; then
+      echo "error: this command failed: $cmd" >&2
+      failed=1
+    fi
+  done < <(grep -E '^\$ ' "$page")
+done
+exit $failed
