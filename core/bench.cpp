@@ -271,7 +271,9 @@ void Runner::show_schedule(const Shape& shape) {
   const auto states = comm_.gather_snapshots();
   if (comm_.rank() != 0) return;
   const int steps = trace.empty() ? 0 : trace.back().step + 1;
-  fmt::print("  schedule: {} messages in {} steps\n", trace.size(), steps);
+  fmt::print("  schedule: {} messages in {} steps{}\n", trace.size(), steps,
+             opts_.show_steps ? "; under each step, every rank's buffer after it (-1: not written yet)"
+                              : "");
   Phase phase = Phase::none;
   bool empty = false;
   for (size_t i = 0; i < trace.size();) {
