@@ -9,7 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # Open MPI refuses root without
 if [ -n "${SLURM_JOB_ID:-}" ]; then
-  LAUNCH="srun ${SRUN_MPI:+--mpi=$SRUN_MPI} -n"
+  # --overcommit: a lab may ask for more ranks than the job has CPUs (lab 03's P = 16).
+  LAUNCH="srun ${SRUN_MPI:+--mpi=$SRUN_MPI }--overcommit -n"
 else
   LAUNCH="mpirun --oversubscribe -np"
 fi

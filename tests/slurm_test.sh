@@ -35,10 +35,10 @@ export SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
 
 # --- one node ---
 up NODES=1 NCPUS=8
-OUT=$TMP/lab PROGRAMS=allreduce_ring PS="2 4" submit slurm/lab.sbatch && rc=0 || rc=$?
+LAB=02 submit slurm/lab.sbatch && rc=0 || rc=$?
 [ $rc = 0 ] && grep -q "rank 3: \[6 6 6 6\]" "$TMP/job.out" && grep -q "rank 2: \[600\]" "$TMP/job.out" \
-  && grep -q "| allreduce_ring | ring | 4 |.*busiest sender" "$TMP/job.out" \
-  && ok "lab.sbatch: known vectors, the three algorithms, a sweep and its traffic table" || fail "lab.sbatch (exit $rc)"
+  && grep -q '^\$ srun --overcommit -n 4 build/bin/allreduce_ring --show --steps' "$TMP/job.out" \
+  && ok "lab.sbatch 02: the lab's commands through srun, the known vectors step by step" || fail "lab.sbatch 02 (exit $rc)"
 
 OUT=$TMP/sweep PROGRAMS="allreduce_tree bcast" PS="1 3" submit slurm/sweep.sbatch && rc=0 || rc=$?
 [ $rc = 0 ] && [ "$(grep -c '	ok	' "$TMP/sweep/cells.tsv")" = 4 ] && [ -s "$TMP/sweep/report.md" ] \
