@@ -23,16 +23,17 @@ for questions in "$SRC"/lab/[0-9][0-9]-*/questions.toml; do
   "$BIN/grade" --key "$questions" > "$TMP/key.toml" || { fail "$lab: --key"; continue; }
   "$BIN/grade" "$questions" "$TMP/key.toml" > "$TMP/out" && grep -q "^$n of $n right$" "$TMP/out" \
     && ok "$lab: the generated key, $n of $n right" || { fail "$lab: the key"; cat "$TMP/out"; }
-  # Two mistakes: the first answer that is a number gets 1 more; the first
+  # Two mistakes: the first answer that is a number x becomes 2x + 1; the first
   # list (or, failing that, the last answer) is replaced by a word.
   python3 - "$TMP/key.toml" > "$TMP/wrong.toml" 2> "$TMP/ids" <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 answers = [i for i, l in enumerate(lines) if re.match(r'^q\w* = ', l)]
-num = next(i for i in answers if re.match(r'^\w+ = -?\d+(\.\d+)?(\s|$)', lines[i]))
+# (a plain number: not a range's, which carries a comment, and changed well past any tolerance)
+num = next(i for i in answers if re.match(r'^\w+ = -?\d+(\.\d+)?$', lines[i]))
 other = next((i for i in answers if ' = [' in lines[i]), answers[-1] if answers[-1] != num else answers[0])
 ident, value = lines[num].split(' = ', 1)
-lines[num] = f"{ident} = {float(value.split()[0]) + 1}"
+lines[num] = f"{ident} = {2 * float(value) + 1}"
 lines[other] = lines[other].split(' = ')[0] + ' = "nonsense"'
 print("\n".join(lines))
 print(lines[num].split(' = ')[0], lines[other].split(' = ')[0], file=sys.stderr)
