@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstring>
-
 namespace commlab {
 
 std::string InProcessRun::describe() const {
@@ -23,11 +21,7 @@ std::vector<double> values_of(const Buffer& b) {
 
 }  // namespace
 
-std::vector<double> values(DType t, const Snapshot& s) {
-  Buffer b(t, s.bytes.size() / element_size(t));
-  if (!s.bytes.empty()) std::memcpy(b.data(), s.bytes.data(), s.bytes.size());
-  return values_of(b);
-}
+std::vector<double> values(DType t, const Snapshot& s) { return values_of(Buffer::from_bytes(t, s.bytes)); }
 
 InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   Truth truth(run.op, {run.fill, run.dtype, run.op_kind, run.P}, run.root, run.N, run.in_place);

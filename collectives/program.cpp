@@ -235,7 +235,7 @@ class ShapeRun {
         return Verdict{m.wrong, compare(out, *lib, d.checked).wrong, m.first};
       };
       c.model = predicted[i].model;
-      c.t_model_us = predicted[i].us * algo.time_scale;  // as the row's time: half a ping-pong
+      c.t_model_us = predicted[i].us;
       if (row_name == kAuto) c.chose = algo.name;
       c.time_scale = algo.time_scale;
       if (algo.taught_T) {

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <ctime>
 #include <numeric>
 
@@ -246,12 +245,6 @@ void print_step(int step, const std::vector<std::string>& messages) {
   fmt::print("{}\n", line);
 }
 
-std::string format_snapshot(DType t, const Snapshot& s) {
-  Buffer b(t, s.bytes.size() / element_size(t));
-  if (!s.bytes.empty()) std::memcpy(b.data(), s.bytes.data(), s.bytes.size());
-  return b.format();
-}
-
 // Why messages of 0 B appear: the chunks a count below P leaves empty.
 std::string empty_chunks_note(size_t count, int P) {
   if (count >= size_t(P))
@@ -289,7 +282,7 @@ void Runner::show_schedule(const Shape& shape) {
     if (!opts_.show_steps) continue;
     for (size_t r = 0; r < states.size(); ++r)
       if (const Snapshot* s = state_after(states[r], step))
-        fmt::print("      rank {}: {}\n", r, format_snapshot(shape.dtype, *s));
+        fmt::print("      rank {}: {}\n", r, Buffer::from_bytes(shape.dtype, s->bytes).format());
   }
   if (empty) fmt::print("  ({})\n", empty_chunks_note(shape.count, comm_.size()));
   std::fflush(stdout);
@@ -305,7 +298,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.count = shape.count;
   row.bytes = shape.count * element_size(shape.dtype);
   row.model = c.model;
-  row.t_model_us = c.t_model_us;
+  if (c.t_model_us) row.t_model_us = *c.t_model_us * c.time_scale;  // as the row's time
   row.chose = c.chose;
   row.taught_formula = c.taught_formula;
   row.taught_T_B = c.taught_T_B;

@@ -73,6 +73,12 @@ double Buffer::at(size_t i) const {
   });
 }
 
+Buffer Buffer::from_bytes(DType dtype, const std::vector<char>& bytes) {
+  Buffer b(dtype, bytes.size() / element_size(dtype));
+  if (b.bytes()) std::memcpy(b.data(), bytes.data(), b.bytes());
+  return b;
+}
+
 std::string Buffer::format(size_t max_shown) const {
   std::string s = "[";
   for (size_t i = 0; i < count_; ++i) {

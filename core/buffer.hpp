@@ -18,6 +18,8 @@ class Buffer {
   Buffer(DType dtype, size_t count, Device where = Device::host);
   // Host memory the GPU copies to and from at full speed (cudaMallocHost).
   static Buffer page_locked(DType dtype, size_t count);
+  // A host buffer holding a copy of `bytes` (a --show snapshot), as elements of `dtype`.
+  static Buffer from_bytes(DType dtype, const std::vector<char>& bytes);
 
   DType dtype() const { return dtype_; }
   size_t count() const { return count_; }

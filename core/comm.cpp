@@ -77,8 +77,8 @@ std::string name(Phase p) {
   static const Names<Phase> table = {
       {Phase::none, ""},           {Phase::reduce_scatter, "reduce-scatter"},
       {Phase::all_gather, "all-gather"}, {Phase::reduce, "reduce"},
-      {Phase::broadcast, "broadcast"},   {Phase::gather, "gather"},
-      {Phase::scatter, "scatter"},       {Phase::exchange, "exchange"},
+      {Phase::broadcast, "broadcast"},   {Phase::scatter, "scatter"},
+      {Phase::exchange, "exchange"},
       {Phase::fold, "fold (the ranks past a power of two)"}};
   return name_in(table, p);
 }
@@ -90,11 +90,11 @@ const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step) {
   return found;
 }
 
-void Comm::enter(Step step) {
+int Comm::enter(Step step) {
   const int index = step.index + step_offset_;
-  if (index <= step_now_) return;
+  if (index <= step_now_) return index;
   if (tracing_ && watched_) snapshot();
-  step_now_ = index;
+  return step_now_ = index;
 }
 
 void Comm::snapshot() {
@@ -105,8 +105,7 @@ void Comm::snapshot() {
 }
 
 void Comm::count_send(int to, size_t bytes, Step step) {
-  enter(step);
-  const int index = step.index + step_offset_;
+  const int index = enter(step);
   sent_B_ += bytes;
   ++msgs_;
   last_step_ = std::max<int64_t>(last_step_, index);

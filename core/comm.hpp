@@ -36,7 +36,6 @@ enum class Phase {
   all_gather,
   reduce,
   broadcast,
-  gather,
   scatter,
   exchange,
   fold,  // the ranks past a power of two fold in first, and get the result last
@@ -170,7 +169,7 @@ class Comm {
  private:
   void count_send(int to, size_t bytes, Step step);
   void count_recv(size_t bytes, Step step);
-  void enter(Step step);  // a call of this step begins: snapshot the last one's end
+  int enter(Step step);  // a call of this step begins: snapshot the last one's end; its index
   // Blocking exchange; acc (op)= each received piece when red is given.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                 const Reduction* red, void* acc);

@@ -123,8 +123,8 @@ bool parse(int argc, char** argv, int ranks, Settings& s, std::string& help) {
   }
   if (c.shape.classes < 2) throw UsageError("-C classes must be at least 2");
   const size_t bytes = parse_size(model);
-  const size_t features = bytes / sizeof(float) / size_t(c.shape.classes);  // with the bias
-  if (features < 2 || features - 1 > size_t(INT_MAX))
+  const size_t row = bytes / sizeof(float) / size_t(c.shape.classes);  // weights and a bias
+  if (row < 2 || row - 1 > size_t(INT_MAX))
     throw UsageError(fmt::format("-M {}: {} classes need between {} and {} bytes of parameters",
                                  model, c.shape.classes, 8 * c.shape.classes,
                                  uint64_t(INT_MAX) * 4 * c.shape.classes));
