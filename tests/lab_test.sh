@@ -51,6 +51,9 @@ printf 'q1 = \n' > "$TMP/bad.toml"
 "$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/bad.toml" > "$TMP/out" 2>&1; rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$TMP/out")" = 1 ] && grep -q "^error: .*bad.toml:1:" "$TMP/out" \
   && ok "a malformed answers file: one line naming the file and line, exit 2" || { fail "malformed answers (exit $rc)"; cat "$TMP/out"; }
+"$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/none.toml" > "$TMP/out" 2>&1; rc=$?
+[ $rc = 2 ] && [ "$(cat "$TMP/out")" = "error: $TMP/none.toml: cannot be read" ] \
+  && ok "an answers file that is not there: one line, exit 2" || { fail "missing answers (exit $rc)"; cat "$TMP/out"; }
 printf 'q99 = 1\n' > "$TMP/bad.toml"
 "$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/bad.toml" > "$TMP/out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "^error: .*no question 'q99'" "$TMP/out" \

@@ -45,13 +45,8 @@ void print_template(const QuestionSet& set) {
 
 // Right, wrong or missing, one line each; true when all are right.
 bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set) {
-  toml::table answers;
-  try {
-    answers = toml::parse_file(answers_path);
-  } catch (const toml::parse_error& e) {
-    throw UsageError(fmt::format("{}:{}: {} (answers are TOML: id = 42, id = [1, 2], id = \"word\")",
-                                 answers_path, e.source().begin.line, e.description()));
-  }
+  const toml::table answers =
+      read_toml(answers_path, "answers are TOML: id = 42, id = [1, 2], id = \"word\"");
   for (const auto& [id, value] : answers) {
     bool known = false;
     for (const Question& q : set.questions) known |= q.id == id.str();

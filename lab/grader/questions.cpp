@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -162,13 +163,18 @@ std::string format_number(double v) {
 
 }  // namespace
 
-QuestionSet read_questions(const std::string& path) {
-  toml::table doc;
+toml::table read_toml(const std::string& path, const std::string& hint) {
+  if (!std::ifstream(path)) throw UsageError(path + ": cannot be read");
   try {
-    doc = toml::parse_file(path);
+    return toml::parse_file(path);
   } catch (const toml::parse_error& e) {
-    throw UsageError(fmt::format("{}:{}: {}", path, e.source().begin.line, e.description()));
+    throw UsageError(fmt::format("{}:{}: {}{}", path, e.source().begin.line, e.description(),
+                                 hint.empty() ? "" : " (" + hint + ")"));
   }
+}
+
+QuestionSet read_questions(const std::string& path) {
+  const toml::table doc = read_toml(path);
   QuestionSet set{doc["title"].value_or(std::string(path)), {}};
   const toml::array* all = doc["question"].as_array();
   if (!all || all->empty()) throw UsageError(path + ": no [[question]] tables");

@@ -48,6 +48,10 @@ struct QuestionSet {
   std::vector<Question> questions;
 };
 
+// A TOML file, or a UsageError naming it (and the line, with `hint` after
+// a syntax error).
+toml::table read_toml(const std::string& path, const std::string& hint = "");
+
 // Reads a questions file; UsageError naming the file and question on a mistake.
 QuestionSet read_questions(const std::string& path);
 // Computes the right answer; UsageError on a parameter it cannot use.
