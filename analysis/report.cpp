@@ -230,8 +230,10 @@ std::string against_library(const std::vector<Measurement>& rows) {
     tables[{m.program, m.P, m.device, m.dtype, m.op}][m.bytes].push_back(&m);
   std::string s =
       "Time of each hand-written algorithm over the library call's on the same data in the same "
-      "run (below 1: the hand-written one is faster), and both bus bandwidths (GB/s). On GPU "
-      "buffers with one GPU per rank, over NCCL's too.\n";
+      "run (below 1: the hand-written one is faster), both bus bandwidths, and the hand-written "
+      "one's link bandwidth: what its busiest rank sent or received, counted, over the time (GB/s; "
+      "busbw assumes the ring's traffic, link does not). On GPU buffers with one GPU per rank, "
+      "over NCCL's too.\n";
   auto ratio = [](const Measurement* hand, const Measurement* lib) {
     return hand && lib && lib->t_avg_us > 0 ? fmt::format("{:.2f}", hand->t_avg_us / lib->t_avg_us)
                                             : std::string("-");
@@ -240,19 +242,23 @@ std::string against_library(const std::vector<Measurement>& rows) {
     const auto& [program, P, device, dtype, op] = key;
     std::vector<std::string> hand;
     bool with_nccl = false;
+    int nodes = 1;
     for (const auto& [bytes, ms] : by_size)
       for (const Measurement* m : ms) {
         with_nccl |= m->impl == "nccl";
+        nodes = std::max(nodes, m->nodes);
         if (m->hand() && std::find(hand.begin(), hand.end(), m->algorithm) == hand.end())
           hand.push_back(m->algorithm);
       }
     if (hand.empty()) continue;
-    s += fmt::format("\n### {}, P = {} ({}, {}{})\n\n| N | library | us | busbw |", program, P,
-                     device, dtype, op == "none" ? "" : " " + op);
+    s += fmt::format("\n### {}, P = {} ({}, {}{}; {} node{})\n\n| N | library | us | busbw |",
+                     program, P, device, dtype, op == "none" ? "" : " " + op, nodes,
+                     nodes == 1 ? "" : "s");
     if (with_nccl) s += " NCCL us | NCCL busbw |";
     for (const auto& h : hand)
-      s += fmt::format(" {} / lib |{} {} busbw |", h, with_nccl ? " " + h + " / NCCL |" : "", h);
-    const size_t columns = 4 + (with_nccl ? 2 : 0) + hand.size() * (with_nccl ? 3 : 2);
+      s += fmt::format(" {} / lib |{} {} busbw | {} link |", h,
+                       with_nccl ? " " + h + " / NCCL |" : "", h, h);
+    const size_t columns = 4 + (with_nccl ? 2 : 0) + hand.size() * (with_nccl ? 4 : 3);
     s += "\n|";
     for (size_t i = 0; i < columns; ++i) s += "---|";
     s += "\n";
@@ -277,6 +283,7 @@ std::string against_library(const std::vector<Measurement>& rows) {
         s += " " + ratio(mine, library_for(h, libs)) + " |";
         if (with_nccl) s += " " + ratio(mine, nccl) + " |";
         s += mine ? fmt::format(" {:.3f} |", mine->busbw_GBps) : " - |";
+        s += mine && mine->link_GBps ? fmt::format(" {:.3f} |", *mine->link_GBps) : " - |";
       }
       s += "\n";
     }

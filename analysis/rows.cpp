@@ -1,6 +1,11 @@
 #include "rows.hpp"
 
+#include <algorithm>
 #include <array>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -41,20 +46,60 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
   return *v;
 }
 
-// From a file (streamed, block by block: a results file may be large) or
+// The columns read, in to_measurement's order; the last ones are newer than
+// the rest, so a file without them still reads.
+constexpr std::array<const char*, 29> kColumns{
+    "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
+    "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
+    "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
+    "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
+    "nodes", "link_GBps"};
+constexpr size_t kNewer = 4;
+using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
+
+Measurement to_measurement(const Cells& c, const std::string& where) {
+  Measurement m;
+  m.program = c[0], m.algorithm = c[1], m.impl = c[2], m.device = c[3], m.dtype = c[4],
+  m.op = c[5];
+  const uint64_t P = required(optional_count(c[6], "P", where), "P", where);
+  if (P < 1 || P > uint64_t(std::numeric_limits<int>::max()))
+    throw ReportError(where + ": P must be at least 1");
+  m.P = int(P);
+  m.count = required(optional_count(c[7], "count", where), "count", where);
+  m.bytes = required(optional_count(c[8], "bytes", where), "bytes", where);
+  m.t_avg_us = required(optional_number(c[9], "t_avg_us", where), "t_avg_us", where);
+  m.t_median_us = required(optional_number(c[10], "t_median_us", where), "t_median_us", where);
+  m.busbw_GBps = required(optional_number(c[11], "busbw_GBps", where), "busbw_GBps", where);
+  m.sent_max_B = optional_count(c[12], "sent_max_rank_B", where);
+  m.recv_max_B = optional_count(c[13], "recv_max_rank_B", where);
+  m.sent_total_B = optional_count(c[14], "sent_total_B", where);
+  m.msgs = optional_count(c[15], "msgs_total", where);
+  m.steps = optional_count(c[16], "steps", where);
+  m.model_steps = optional_count(c[17], "model_steps", where);
+  m.model_critical_path_B = optional_count(c[18], "model_critical_path_B", where);
+  m.taught_formula = c[19];
+  m.taught_T_B = optional_number(c[20], "taught_T_B", where);
+  m.check = c[21], m.note = c[22], m.host = c[23], m.date = c[24];
+  m.t_model_us = optional_number(c[25], "t_model_us", where);
+  m.chose = c[26];
+  if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, 1 << 30));
+  m.link_GBps = optional_number(c[28], "link_GBps", where);
+  return m;
+}
+
+void require_columns(const std::string& name, const std::function<bool(const char*)>& has) {
+  for (size_t i = 0; i + kNewer < kColumns.size(); ++i)
+    if (!has(kColumns[i]))
+      throw ReportError(
+          fmt::format("{}: no column {} (not a commlab results file?)", name, kColumns[i]));
+}
+
+// CSV from a file (streamed, block by block: a results file may be large) or
 // from text in memory; fccp's reader takes either.
 template <class... Source>
-std::vector<Measurement> read(const std::string& name, Source&&... source) {
+std::vector<Measurement> read_csv(const std::string& name, Source&&... source) {
   std::vector<Measurement> rows;
   try {
-    // The columns read, in read_row's order; the last two are newer than the
-    // rest, so a file without them still reads.
-    constexpr std::array<const char*, 27> kColumns{
-        "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
-        "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
-        "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
-        "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose"};
-    constexpr size_t kNewer = 2;
     io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(
         std::forward<Source>(source)...);
     std::apply(
@@ -62,35 +107,12 @@ std::vector<Measurement> read(const std::string& name, Source&&... source) {
           in.read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
         },
         kColumns);
-    for (size_t i = 0; i + kNewer < kColumns.size(); ++i)
-      if (!in.has_column(kColumns[i]))
-        throw ReportError(fmt::format("{}: no column {} (not a commlab results file?)", name,
-                                      kColumns[i]));
-    Measurement m;
-    std::string count, bytes, t_avg, t_median, busbw;
-    std::string sent, recv, total, msgs, steps, model_steps, critical, taught, t_model;
-    while (in.read_row(m.program, m.algorithm, m.impl, m.device, m.dtype, m.op, m.P, count, bytes,
-                       t_avg, t_median, busbw, sent, recv, total, msgs, steps, model_steps,
-                       critical, m.taught_formula, taught, m.check, m.note, m.host, m.date,
-                       t_model, m.chose)) {
-      m.line = static_cast<int>(in.get_file_line());
-      const std::string where = fmt::format("{} line {}", name, m.line);
-      if (m.P < 1) throw ReportError(where + ": P must be at least 1");
-      m.count = required(optional_count(count, "count", where), "count", where);
-      m.bytes = required(optional_count(bytes, "bytes", where), "bytes", where);
-      m.t_avg_us = required(optional_number(t_avg, "t_avg_us", where), "t_avg_us", where);
-      m.t_median_us = required(optional_number(t_median, "t_median_us", where), "t_median_us", where);
-      m.busbw_GBps = required(optional_number(busbw, "busbw_GBps", where), "busbw_GBps", where);
-      m.sent_max_B = optional_count(sent, "sent_max_rank_B", where);
-      m.recv_max_B = optional_count(recv, "recv_max_rank_B", where);
-      m.sent_total_B = optional_count(total, "sent_total_B", where);
-      m.msgs = optional_count(msgs, "msgs_total", where);
-      m.steps = optional_count(steps, "steps", where);
-      m.model_steps = optional_count(model_steps, "model_steps", where);
-      m.model_critical_path_B = optional_count(critical, "model_critical_path_B", where);
-      m.taught_T_B = optional_number(taught, "taught_T_B", where);
-      m.t_model_us = optional_number(t_model, "t_model_us", where);
-      rows.push_back(m);
+    require_columns(name, [&](const char* c) { return in.has_column(c); });
+    Cells cells;
+    while (std::apply([&](auto&... cell) { return in.read_row(cell...); }, cells)) {
+      const int line = static_cast<int>(in.get_file_line());
+      rows.push_back(to_measurement(cells, fmt::format("{} line {}", name, line)));
+      rows.back().line = line;
     }
   } catch (const io::error::base& e) {
     throw ReportError(e.what());
@@ -98,12 +120,51 @@ std::vector<Measurement> read(const std::string& name, Source&&... source) {
   return rows;
 }
 
+// JSON Lines (--json): one object per line, the same fields; null where the
+// CSV cell is empty.
+std::vector<Measurement> read_json_lines(const std::string& name, std::istream& in) {
+  std::vector<Measurement> rows;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{} line {}", name, line);
+    nlohmann::json row;
+    try {
+      row = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw ReportError(fmt::format("{}: not JSON ({})", where, e.what()));
+    }
+    if (!row.is_object()) throw ReportError(where + ": not a JSON object");
+    require_columns(where, [&](const char* c) { return row.contains(c); });
+    Cells cells;
+    for (size_t i = 0; i < kColumns.size(); ++i) {
+      const auto v = row.find(kColumns[i]);
+      cells[i] = v == row.end() || v->is_null() ? "" : v->is_string() ? v->get<std::string>() : v->dump();
+    }
+    rows.push_back(to_measurement(cells, where));
+    rows.back().line = line;
+  }
+  return rows;
+}
+
+bool looks_like_json(std::istream& in) {
+  char first = 0;
+  return (in >> std::ws).get(first) && (in.unget(), first == '{');
+}
+
 }  // namespace
 
-std::vector<Measurement> read_rows(const std::string& path) { return read(path, path); }
+std::vector<Measurement> read_rows(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ReportError(path + ": cannot be read");
+  if (looks_like_json(in)) return read_json_lines(path, in);
+  return read_csv(path, path);
+}
 
 std::vector<Measurement> read_rows(const std::string& name, const std::string& text) {
-  return read(name, name, text.data(), text.data() + text.size());
+  std::istringstream in(text);
+  if (looks_like_json(in)) return read_json_lines(name, in);
+  return read_csv(name, name, text.data(), text.data() + text.size());
 }
 
 }  // namespace commlab

@@ -1,5 +1,6 @@
 // The rows of a results folder, read back from the programs' CSV (the schema
-// in core/results.cpp) with the fccp parser.
+// in core/results.cpp) with the fccp parser, or from their JSON Lines with
+// nlohmann's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,6 +22,8 @@ struct Measurement {
   double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
   std::optional<double> t_model_us;  // the time model's (absent from older files)
   std::string chose;                 // -a auto's algorithm
+  int nodes = 1;                     // the hosts its ranks ran on
+  std::optional<double> link_GBps;   // the busiest rank's bytes over the time
   // Counted traffic of a hand-written row (library rows have none).
   std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;
   std::optional<uint64_t> model_steps, model_critical_path_B;
@@ -32,7 +35,8 @@ struct Measurement {
   bool hand() const { return impl == "hand"; }
 };
 
-// Every row of one CSV file. Throws ReportError naming the file and line of
+// Every row of one file: CSV, or JSON Lines (--json; a file whose first
+// character is '{'). Throws ReportError naming the file and line of
 // the first row that is cut short, has too many columns or a bad number, or
 // a header without the columns this version writes.
 // Times and rates must be finite and 0 or more; counts whole numbers.

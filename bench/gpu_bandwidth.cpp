@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
                                    sizes, hi, need_B / (1 << 30), have_B / (1 << 30)));
     gpu::select(0);
     const std::string header = "device,bytes,copy_GBps,reduce_GBps,ratio";
-    CsvFile out;
-    if (!csv.empty()) out = CsvFile(csv, header);
+    LinesFile out;
+    if (!csv.empty()) out = LinesFile(csv, header, "--csv");
     const std::string device = gpu::describe();
     fmt::print("# {}\n# {:>12} {:>12} {:>14} {:>7}\n", device, "bytes", "copy_GB/s", "reduce_GB/s",
                "ratio");

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <numeric>
 
@@ -35,12 +36,38 @@ std::string hostname() {
   return buf;
 }
 
+Placement gather_placement(MPI_Comm comm) {
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  std::vector<char> mine(kHostnameMax, '\0'), all(size_t(P) * kHostnameMax);
+  const std::string me = hostname().substr(0, kHostnameMax - 1);
+  std::copy(me.begin(), me.end(), mine.begin());
+  MPI_Allgather(mine.data(), kHostnameMax, MPI_CHAR, all.data(), kHostnameMax, MPI_CHAR, comm);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < P; ++r) hosts.emplace_back(all.data() + size_t(r) * kHostnameMax);
+  return placement_of(hosts);
+}
+
+std::string misread_launch() {
+  // srun with an MPI plugin this MPI does not speak starts each task as an
+  // MPI job of its own: P = 1 in every one. mpirun's children are told their
+  // world's size, so only a direct launch is checked.
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  int P = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P != 1 || !tasks || std::getenv("OMPI_COMM_WORLD_SIZE") || std::atoi(tasks) <= 1) return "";
+  return fmt::format(
+      "srun started {} tasks but each is an MPI job of 1 rank: srun's MPI plugin does not match "
+      "this MPI (set SRUN_MPI to one that `srun --mpi=list` names, e.g. pmix)",
+      tasks);
+}
+
 
 namespace {
 
 constexpr const char* kTableHead =
-    "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>12} {:>12} "
-    "{:>5} {:>6} {:<5}\n";
+    "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} {:>12} "
+    "{:>12} {:>5} {:>6} {:<5}\n";
 
 }  // namespace
 
@@ -76,6 +103,7 @@ int program_main(int argc, char** argv, const std::string& program, const std::s
                  const std::function<Footprint(const Options&, int P, int rank)>& validate,
                  const std::function<void(Runner&, Comm&, const Options&)>& measure) {
   init_mpi(&argc, &argv);
+  agree_or_exit(MPI_COMM_WORLD, misread_launch());
   Comm comm(MPI_COMM_WORLD);
   Parsed parsed;
   Footprint mine;
@@ -191,27 +219,36 @@ Runner::Runner(Comm& comm, const Options& opts) : comm_(comm), opts_(opts), mem_
   }
 
   comm.use(mem_, transport);
-  if (comm.rank() == 0 && !opts.csv.empty()) {
-    try {
-      csv_ = CsvFile(opts.csv);
-    } catch (const UsageError& e) {
-      error = e.what();
-    }
+  try {
+    if (comm.rank() == 0 && !opts.csv.empty()) csv_ = LinesFile(opts.csv, csv_header(), "--csv");
+    if (comm.rank() == 0 && !opts.json.empty()) json_ = LinesFile(opts.json, "", "--json");
+  } catch (const UsageError& e) {
+    error = e.what();
   }
   agree_or_exit(comm.mpi(), error);
 
-  info_ = {opts.program,  name(opts.device), hostname(),    utc_now(),
-           mpi_version(), commlab_version(), comm.size(),   opts.root,
-           opts.iters,    opts.warmup,       opts.in_place, name(transport)};
+  info_.program = opts.program;
+  info_.device = name(opts.device);
+  info_.host = hostname();
+  info_.date = utc_now();
+  info_.mpi_version = mpi_version();
+  info_.commlab_version = commlab_version();
+  info_.P = comm.size();
+  info_.root = opts.root;
+  info_.iters = opts.iters;
+  info_.warmup = opts.warmup;
+  info_.in_place = opts.in_place;
+  info_.transport = name(transport);
+  info_.placement = gather_placement(comm.mpi());
   if (comm.rank() != 0) return;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
              opts.program, comm.size(), info_.device, opts.root, opts.in_place ? "yes" : "no",
              opts.iters, opts.warmup, opts.check ? "on" : "off");
-  fmt::print("# {} on {}, {}, commlab {}\n", info_.mpi_version, info_.host, info_.date,
-             info_.commlab_version);
+  fmt::print("# {}, {}, commlab {}\n", info_.mpi_version, info_.date, info_.commlab_version);
+  fmt::print("# placement: {}\n", info_.placement.line());
   fmt::print("{}", gpu_line);
   fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us", "min_us",
-             "max_us", "algbw", "busbw", "sent_max_B", "model_B", "steps", "#wrong", "check");
+             "max_us", "algbw", "busbw", "link", "sent_max_B", "model_B", "steps", "#wrong", "check");
   std::fflush(stdout);
 }
 
@@ -365,6 +402,11 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   row.t_median_us = median(slowest);
   row.algbw_GBps = row.t_avg_us > 0 ? row.bytes / row.t_avg_us / 1e3 : 0;
   row.busbw_GBps = row.algbw_GBps * shape.busbw_factor;
+  // What the busiest rank's link carried, each way: the counted bytes, for
+  // every algorithm, where busbw assumes the ring's.
+  if (row.counted && row.t_avg_us > 0)
+    row.link_GBps =
+        std::max(row.counted->sent_max_rank_B, row.counted->recv_max_rank_B) / row.t_avg_us / 1e3;
   return row;
 }
 
@@ -377,13 +419,17 @@ void Runner::emit(const std::vector<Row>& rows) {
                fmt::format("{:.2f}", r.t_avg_us), fmt::format("{:.2f}", r.t_min_us),
                fmt::format("{:.2f}", r.t_max_us), fmt::format("{:.3f}", r.algbw_GBps),
                fmt::format("{:.3f}", r.busbw_GBps),
+               r.link_GBps ? fmt::format("{:.3f}", *r.link_GBps) : "-",
                r.counted ? fmt::format("{}", r.counted->sent_max_rank_B) : "-",
                r.model ? fmt::format("{}", r.model->sent_max_rank_B) : "-",
                r.counted ? fmt::format("{}", r.counted->steps) : "-", wrong, r.check);
     if (!r.note.empty()) fmt::print("#   {} {}: {}\n", r.algorithm, r.impl, r.note);
   }
   std::fflush(stdout);
-  csv_.append(rows);
+  std::string csv, json;
+  for (const Row& r : rows) csv += csv_line(r), json += json_line(r);
+  csv_.append_lines(csv);
+  json_.append_lines(json);
 }
 
 }  // namespace commlab

@@ -82,7 +82,7 @@ class Runner {
   std::unique_ptr<Nccl> nccl_;
   std::string nccl_note_;
   RunInfo info_;
-  CsvFile csv_;
+  LinesFile csv_, json_;
   bool failed_ = false;
 };
 
@@ -128,6 +128,12 @@ std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"
 std::string utc_now();
 std::string hostname();
 std::string commlab_version();  // git describe, at configure time
+constexpr int kHostnameMax = 256;  // bytes of a host name, gathered
+// Every rank's host, as nodes and ranks per node (collective).
+Placement gather_placement(MPI_Comm comm);
+// Empty, or why this launch is not one MPI job: srun started several tasks
+// and MPI sees one rank in each (the plugin does not match this MPI).
+std::string misread_launch();
 
 // This rank's place on its node (an MPI shared-memory split): its rank among
 // the node's ranks, and how many there are (collective).

@@ -157,6 +157,8 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");
   app.add_option("-c,--check", check, "compare every result: on or off")->capture_default_str();
   app.add_option("--csv", o.csv, "append one row per measurement to FILE");
+  app.add_option("--json", o.json,
+                 "append one row per measurement to FILE as JSON Lines (an object per line)");
   app.add_flag("--show", o.show,
                "print buffers before/after and the schedule by phase (default: P elements)");
   app.add_flag("--steps", o.show_steps, "with --show: each rank's buffer after every step");

@@ -24,7 +24,7 @@ struct Options {
   int root = 0;
   bool in_place = false;
   bool check = true;
-  std::string csv;
+  std::string csv, json;  // --csv, --json: files the rows are appended to
   bool show = false;
   bool show_steps = false;          // --steps: and each rank's buffer after every step
   bool show_default_count = false;  // --show without -n or -m: P elements, once P is known

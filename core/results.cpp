@@ -5,8 +5,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "errors.hpp"
 
@@ -28,50 +32,56 @@ std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*whic
 // The schema: each column's name and how a row fills it, in order.
 const std::vector<CsvColumn>& schema() {
   static const std::vector<CsvColumn> columns{
-      {"program", [](const Row& r) { return csv_text(r.run->program); }},
-      {"algorithm", [](const Row& r) { return csv_text(r.algorithm); }},
+      {"program", [](const Row& r) { return r.run->program; }},
+      {"algorithm", [](const Row& r) { return r.algorithm; }},
       {"impl", [](const Row& r) { return r.impl; }},
       {"device", [](const Row& r) { return r.run->device; }},
       {"dtype", [](const Row& r) { return r.dtype; }},
       {"op", [](const Row& r) { return r.op; }},
-      {"P", [](const Row& r) { return num(r.run->P); }},
-      {"root", [](const Row& r) { return num(r.run->root); }},
-      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }},
-      {"count", [](const Row& r) { return num(r.count); }},
-      {"bytes", [](const Row& r) { return num(r.bytes); }},
-      {"iters", [](const Row& r) { return num(r.run->iters); }},
-      {"warmup", [](const Row& r) { return num(r.run->warmup); }},
-      {"t_avg_us", [](const Row& r) { return fixed(r.t_avg_us, 3); }},
-      {"t_min_us", [](const Row& r) { return fixed(r.t_min_us, 3); }},
-      {"t_max_us", [](const Row& r) { return fixed(r.t_max_us, 3); }},
-      {"t_median_us", [](const Row& r) { return fixed(r.t_median_us, 3); }},
-      {"algbw_GBps", [](const Row& r) { return fixed(r.algbw_GBps, 6); }},
-      {"busbw_GBps", [](const Row& r) { return fixed(r.busbw_GBps, 6); }},
-      {"sent_max_rank_B", traffic(&Row::counted, &Traffic::sent_max_rank_B)},
-      {"recv_max_rank_B", traffic(&Row::counted, &Traffic::recv_max_rank_B)},
-      {"sent_total_B", traffic(&Row::counted, &Traffic::sent_total_B)},
-      {"msgs_total", traffic(&Row::counted, &Traffic::msgs_total)},
-      {"steps", traffic(&Row::counted, &Traffic::steps)},
-      {"model_sent_max_rank_B", traffic(&Row::model, &Traffic::sent_max_rank_B)},
-      {"model_recv_max_rank_B", traffic(&Row::model, &Traffic::recv_max_rank_B)},
-      {"model_sent_total_B", traffic(&Row::model, &Traffic::sent_total_B)},
-      {"model_msgs_total", traffic(&Row::model, &Traffic::msgs_total)},
-      {"model_steps", traffic(&Row::model, &Traffic::steps)},
-      {"model_critical_path_B", traffic(&Row::model, &Traffic::critical_path_B)},
-      {"taught_formula", [](const Row& r) { return csv_text(r.taught_formula); }},
-      {"taught_T_B", [](const Row& r) { return fixed(r.taught_T_B, 0); }},
-      {"wrong", [](const Row& r) { return opt(r.wrong); }},
-      {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }},
+      {"P", [](const Row& r) { return num(r.run->P); }, Kind::integer},
+      {"root", [](const Row& r) { return num(r.run->root); }, Kind::integer},
+      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }, Kind::integer},
+      {"count", [](const Row& r) { return num(r.count); }, Kind::integer},
+      {"bytes", [](const Row& r) { return num(r.bytes); }, Kind::integer},
+      {"iters", [](const Row& r) { return num(r.run->iters); }, Kind::integer},
+      {"warmup", [](const Row& r) { return num(r.run->warmup); }, Kind::integer},
+      {"t_avg_us", [](const Row& r) { return fixed(r.t_avg_us, 3); }, Kind::real},
+      {"t_min_us", [](const Row& r) { return fixed(r.t_min_us, 3); }, Kind::real},
+      {"t_max_us", [](const Row& r) { return fixed(r.t_max_us, 3); }, Kind::real},
+      {"t_median_us", [](const Row& r) { return fixed(r.t_median_us, 3); }, Kind::real},
+      {"algbw_GBps", [](const Row& r) { return fixed(r.algbw_GBps, 6); }, Kind::real},
+      {"busbw_GBps", [](const Row& r) { return fixed(r.busbw_GBps, 6); }, Kind::real},
+      {"sent_max_rank_B", traffic(&Row::counted, &Traffic::sent_max_rank_B), Kind::integer},
+      {"recv_max_rank_B", traffic(&Row::counted, &Traffic::recv_max_rank_B), Kind::integer},
+      {"sent_total_B", traffic(&Row::counted, &Traffic::sent_total_B), Kind::integer},
+      {"msgs_total", traffic(&Row::counted, &Traffic::msgs_total), Kind::integer},
+      {"steps", traffic(&Row::counted, &Traffic::steps), Kind::integer},
+      {"model_sent_max_rank_B", traffic(&Row::model, &Traffic::sent_max_rank_B), Kind::integer},
+      {"model_recv_max_rank_B", traffic(&Row::model, &Traffic::recv_max_rank_B), Kind::integer},
+      {"model_sent_total_B", traffic(&Row::model, &Traffic::sent_total_B), Kind::integer},
+      {"model_msgs_total", traffic(&Row::model, &Traffic::msgs_total), Kind::integer},
+      {"model_steps", traffic(&Row::model, &Traffic::steps), Kind::integer},
+      {"model_critical_path_B", traffic(&Row::model, &Traffic::critical_path_B), Kind::integer},
+      {"taught_formula", [](const Row& r) { return r.taught_formula; }},
+      {"taught_T_B", [](const Row& r) { return fixed(r.taught_T_B, 0); }, Kind::real},
+      {"wrong", [](const Row& r) { return opt(r.wrong); }, Kind::integer},
+      {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }, Kind::integer},
       {"traffic", [](const Row& r) { return r.traffic; }},
       {"check", [](const Row& r) { return r.check; }},
-      {"note", [](const Row& r) { return csv_text(r.note); }},
-      {"host", [](const Row& r) { return csv_text(r.run->host); }},
+      {"note", [](const Row& r) { return r.note; }},
+      {"host", [](const Row& r) { return r.run->host; }},
       {"date", [](const Row& r) { return r.run->date; }},
-      {"mpi_version", [](const Row& r) { return csv_text(r.run->mpi_version); }},
-      {"commlab_version", [](const Row& r) { return csv_text(r.run->commlab_version); }},
+      {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
+      {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
       {"transport", [](const Row& r) { return r.transport; }},
-      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }},
+      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }, Kind::real},
       {"chose", [](const Row& r) { return r.chose; }},
+      {"nodes", [](const Row& r) { return num(r.run->placement.nodes); }, Kind::integer},
+      {"ranks_per_node", [](const Row& r) { return num(r.run->placement.ranks_max); },
+       Kind::integer},
+      {"hosts", [](const Row& r) { return r.run->placement.hosts; }},
+      {"link_GBps", [](const Row& r) { return r.link_GBps ? fixed(*r.link_GBps, 6) : ""; },
+       Kind::real},
   };
   return columns;
 }
@@ -90,6 +100,96 @@ std::string csv_header() { return csv_header(schema()); }
 
 std::string csv_line(const Row& r) { return csv_line(schema(), r); }
 
+std::string json_line(const Row& r) {
+  nlohmann::ordered_json row;
+  for (const CsvColumn& c : schema()) {
+    const std::string cell = c.cell(r);
+    if (c.kind == Kind::text)
+      row[c.name] = cell;
+    else if (cell.empty())
+      row[c.name] = nullptr;  // e.g. the traffic of a library row
+    else if (c.kind == Kind::integer)
+      row[c.name] = std::stoull(cell);
+    else
+      row[c.name] = std::stod(cell);
+  }
+  return row.dump() + "\n";
+}
+
+std::string Placement::line() const {
+  const std::string ranks = ranks_min == ranks_max ? fmt::format("{}", ranks_max)
+                                                   : fmt::format("{}-{}", ranks_min, ranks_max);
+  return fmt::format("{} node{} x {} rank{}: {}", nodes, nodes == 1 ? "" : "s", ranks,
+                     ranks_max == 1 ? "" : "s", hosts);
+}
+
+namespace {
+// "n07" -> {"n", "07"}: a name's text and its trailing number.
+std::pair<std::string, std::string> split_number(const std::string& name) {
+  size_t i = name.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1]))) --i;
+  return {name.substr(0, i), name.substr(i)};
+}
+}  // namespace
+
+std::string compress_hosts(std::vector<std::string> names) {
+  // Numbered names of one prefix make a range list, each name once, in
+  // numeric order: n9 and n10 give n[9-10]. Zero-padded ones keep their
+  // width (gpu07, gpu10: gpu[07,10]); a shorter unpadded one stays apart.
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::map<std::string, size_t> padded_width;  // by prefix
+  for (const std::string& n : names) {
+    auto [prefix, digits] = split_number(n);
+    if (digits.size() > 1 && digits[0] == '0') padded_width[prefix] = digits.size();
+  }
+  std::map<std::pair<std::string, size_t>, std::vector<uint64_t>> numbered;
+  std::vector<std::string> plain;
+  for (const std::string& n : names) {
+    auto [prefix, digits] = split_number(n);
+    const size_t width = padded_width.count(prefix) ? padded_width[prefix] : 0;
+    if (digits.empty() || digits.size() > 18)
+      plain.push_back(n);
+    else
+      numbered[{prefix, digits.size() >= width ? width : 0}].push_back(std::stoull(digits));
+  }
+  std::vector<std::string> parts = plain;
+  for (auto& [key, numbers] : numbered) {
+    std::sort(numbers.begin(), numbers.end());
+    const auto& [prefix, width] = key;
+    auto text = [w = std::max<size_t>(width, 1)](uint64_t v) { return fmt::format("{:0{}}", v, w); };
+    std::string ranges;
+    for (size_t i = 0; i < numbers.size();) {
+      size_t j = i;
+      while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+      ranges += (ranges.empty() ? "" : ",") + text(numbers[i]) +
+                (j > i ? "-" + text(numbers[j]) : "");
+      i = j + 1;
+    }
+    parts.push_back(numbers.size() == 1 ? prefix + ranges : prefix + "[" + ranges + "]");
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : ",") + p;
+  return s;
+}
+
+Placement placement_of(const std::vector<std::string>& host_of_rank) {
+  std::map<std::string, int> ranks_on;
+  for (const std::string& h : host_of_rank) ++ranks_on[h];
+  Placement p;
+  p.nodes = int(ranks_on.size());
+  p.ranks_min = p.ranks_max = ranks_on.empty() ? 0 : ranks_on.begin()->second;
+  std::vector<std::string> hosts;
+  for (const auto& [host, n] : ranks_on) {
+    p.ranks_min = std::min(p.ranks_min, n);
+    p.ranks_max = std::max(p.ranks_max, n);
+    hosts.push_back(host);
+  }
+  p.hosts = compress_hosts(hosts);
+  return p;
+}
+
 std::string csv_text(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -97,7 +197,7 @@ std::string csv_text(const std::string& s) {
   return q + "\"";
 }
 
-CsvFile::CsvFile(const std::string& path, const std::string& header, const std::string& flag)
+LinesFile::LinesFile(const std::string& path, const std::string& header, const std::string& flag)
     : path_(path), header_(header), flag_(flag) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND, 0644);
   if (fd_ < 0) throw UsageError(flag + " " + path + ": " + std::strerror(errno));
@@ -114,17 +214,17 @@ CsvFile::CsvFile(const std::string& path, const std::string& header, const std::
   std::string why;
   if (last != '\n')
     why = " does not end with a newline (cut short, or edited); end its last line or use a new file";
-  else if (!first.empty() && first != header + "\n")
+  else if (!header.empty() && !first.empty() && first != header + "\n")
     why = " holds other columns than this version writes; use a new file";
   if (!why.empty()) {
     ::close(fd_);
     fd_ = -1;
     throw UsageError(flag + " " + path + why);
   }
-  need_header_ = first.empty();
+  need_header_ = !header.empty() && first.empty();
 }
 
-CsvFile& CsvFile::operator=(CsvFile&& o) noexcept {
+LinesFile& LinesFile::operator=(LinesFile&& o) noexcept {
   std::swap(path_, o.path_);
   std::swap(fd_, o.fd_);
   std::swap(header_, o.header_);
@@ -133,17 +233,11 @@ CsvFile& CsvFile::operator=(CsvFile&& o) noexcept {
   return *this;
 }
 
-CsvFile::~CsvFile() {
+LinesFile::~LinesFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void CsvFile::append(const std::vector<Row>& rows) {
-  std::string lines;
-  for (const Row& r : rows) lines += csv_line(r);
-  append_lines(lines);
-}
-
-void CsvFile::append_lines(const std::string& lines) {
+void LinesFile::append_lines(const std::string& lines) {
   if (fd_ < 0 || lines.empty()) return;
   std::string block = (need_header_ ? header_ + "\n" : "") + lines;
   ssize_t n = ::write(fd_, block.data(), block.size());

@@ -1,6 +1,7 @@
-// One measured row, its CSV schema (stable: documented in README.md) and the
-// append-only writer. A row is formatted whole and written with one write(2),
-// so an interrupted run never leaves half a row behind.
+// One measured row, its schema (stable: documented in docs/usage.md), as CSV
+// or JSON Lines, and the append-only writer. A row is formatted whole and
+// written with one write(2), so an interrupted run never leaves half a row
+// behind.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,11 +13,23 @@
 
 namespace commlab {
 
+// Where the ranks ran, from their host names: "4 nodes x 2 ranks: n[0-3]".
+struct Placement {
+  int nodes = 1, ranks_min = 1, ranks_max = 1;  // ranks on the emptiest and the fullest node
+  std::string hosts;                            // compressed, as Slurm writes them: n[0-3]
+  std::string line() const;
+};
+// Host names as one compressed list, sorted: {n2, n0, n1, login} -> "login,n[0-2]".
+std::string compress_hosts(std::vector<std::string> names);
+// The placement of ranks whose host names (in rank order) are these.
+Placement placement_of(const std::vector<std::string>& host_of_rank);
+
 struct RunInfo {  // the same for every row of one run
   std::string program, device, host, date, mpi_version, commlab_version;
   int P = 1, root = 0, iters = 0, warmup = 0;
   bool in_place = false;
   std::string transport = "host";  // of hand-written and MPI rows: host | staged | cuda-aware
+  Placement placement;
 };
 
 struct Row {
@@ -25,6 +38,7 @@ struct Row {
   uint64_t count = 0, bytes = 0;
   double t_avg_us = 0, t_min_us = 0, t_max_us = 0, t_median_us = 0;
   double algbw_GBps = 0, busbw_GBps = 0;
+  std::optional<double> link_GBps;  // the busiest rank's bytes over the time (hand-written rows)
   std::optional<Traffic> counted, model;
   std::string taught_formula;
   double taught_T_B = 0;
@@ -37,11 +51,14 @@ struct Row {
   std::string chose;                 // -a auto: the algorithm it ran
 };
 
-// A CSV schema is one table: each column's name and how a record fills it.
+// A schema is one table: each column's name, how a record fills it, and the
+// JSON type of its cell (an empty cell is JSON's null).
+enum class Kind { text, integer, real };
 template <class Record>
 struct Column {
   const char* name;
   std::function<std::string(const Record&)> cell;
+  Kind kind = Kind::text;
 };
 using CsvColumn = Column<Row>;
 template <class Record>
@@ -50,33 +67,37 @@ std::string csv_header(const std::vector<Column<Record>>& schema) {
   for (size_t i = 0; i < schema.size(); ++i) s += (i ? "," : "") + std::string(schema[i].name);
   return s;
 }
+// A text cell: quoted when it holds a comma, a quote or a newline.
+std::string csv_text(const std::string& s);
 template <class Record>
 std::string csv_line(const std::vector<Column<Record>>& schema, const Record& r) {
   std::string s;
-  for (size_t i = 0; i < schema.size(); ++i) s += (i ? "," : "") + schema[i].cell(r);
+  for (size_t i = 0; i < schema.size(); ++i) {
+    const std::string cell = schema[i].cell(r);
+    s += (i ? "," : "") + (schema[i].kind == Kind::text ? csv_text(cell) : cell);
+  }
   return s + "\n";
 }
 
-// The programs' rows.
+// The programs' rows: CSV, and JSON Lines (one object per row, the same
+// fields, numbers as numbers).
 const std::vector<std::string>& csv_columns();
 std::string csv_header();
 std::string csv_line(const Row& r);
-// A cell: quoted when it holds a comma, a quote or a newline.
-std::string csv_text(const std::string& s);
+std::string json_line(const Row& r);
 
-// Opens FILE for appending (creating it with `header`), or throws
-// UsageError, naming `flag`, when it cannot be written or holds a different
-// header. Every append is one write(2): whole lines or nothing.
-class CsvFile {
+// Opens FILE for appending (creating it with `header`, if there is one: JSON
+// Lines have none), or throws UsageError, naming `flag`, when it cannot be
+// written, holds a different header, or ends mid-line. Every append is one
+// write(2): whole lines or nothing.
+class LinesFile {
  public:
-  CsvFile() = default;
-  explicit CsvFile(const std::string& path, const std::string& header = csv_header(),
-                   const std::string& flag = "--csv");
-  ~CsvFile();
-  CsvFile(const CsvFile&) = delete;
-  CsvFile& operator=(CsvFile&& o) noexcept;
+  LinesFile() = default;
+  LinesFile(const std::string& path, const std::string& header, const std::string& flag);
+  ~LinesFile();
+  LinesFile(const LinesFile&) = delete;
+  LinesFile& operator=(LinesFile&& o) noexcept;
   bool is_open() const { return fd_ >= 0; }
-  void append(const std::vector<Row>& rows);
   void append_lines(const std::string& lines);  // each ending in a newline
 
  private:

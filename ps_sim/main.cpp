@@ -228,7 +228,7 @@ const std::vector<Column<Report>>& schema() {
       {"worker_out_max_B", bytes(3)},
       {"rank_out_max_B", bytes(4)},
       {"exact_max_B", [num](const Report& r) { return num(r.exact_B, 0); }},
-      {"taught_formula", [](const Report& r) { return csv_text(r.formula); }},
+      {"taught_formula", [](const Report& r) { return r.formula; }},
       {"taught_B", [num](const Report& r) { return num(r.taught_B, 0); }},
       {"traffic", [](const Report& r) { return r.traffic; }},
       {"loss_first", [num](const Report& r) { return num(r.loss.front(), 6); }},
@@ -237,11 +237,11 @@ const std::vector<Column<Report>>& schema() {
       {"staleness_max", [](const Report& r) { return fmt::format("{}", r.staleness_max); }},
       {"staleness_hist", [](const Report& r) { return r.staleness_hist; }},
       {"check", [](const Report& r) { return r.check; }},
-      {"note", [](const Report& r) { return csv_text(r.note); }},
-      {"host", [](const Report& r) { return csv_text(r.host); }},
+      {"note", [](const Report& r) { return r.note; }},
+      {"host", [](const Report& r) { return r.host; }},
       {"date", [](const Report& r) { return r.date; }},
-      {"mpi_version", [](const Report& r) { return csv_text(r.mpi); }},
-      {"commlab_version", [](const Report&) { return csv_text(commlab_version()); }},
+      {"mpi_version", [](const Report& r) { return r.mpi; }},
+      {"commlab_version", [](const Report&) { return commlab_version(); }},
   };
   return columns;
 }
@@ -249,7 +249,7 @@ const char* kLossColumns = "mode,consistency,tau,P,S,placement,model_B,iteration
 
 // Flags, memory and output files, checked on every rank alike (exit 2 with
 // one line on bad input). Empty after --help.
-std::optional<Settings> start(Comm& comm, int argc, char** argv, CsvFile& csv, CsvFile& loss_csv) {
+std::optional<Settings> start(Comm& comm, int argc, char** argv, LinesFile& csv, LinesFile& loss_csv) {
   Settings s;
   std::string help, error;
   bool run = true;
@@ -265,8 +265,8 @@ std::optional<Settings> start(Comm& comm, int argc, char** argv, CsvFile& csv, C
   }
   agree_or_exit(comm.mpi(), memory_problem(comm, footprint(s, comm.rank())));
   if (comm.rank() == 0) try {
-      if (!s.csv.empty()) csv = CsvFile(s.csv, csv_header(schema()), "--csv");
-      if (!s.loss_csv.empty()) loss_csv = CsvFile(s.loss_csv, kLossColumns, "--loss-csv");
+      if (!s.csv.empty()) csv = LinesFile(s.csv, csv_header(schema()), "--csv");
+      if (!s.loss_csv.empty()) loss_csv = LinesFile(s.loss_csv, kLossColumns, "--loss-csv");
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -530,7 +530,7 @@ std::string loss_lines(const Report& r) {
 int main(int argc, char** argv) {
   init_mpi(&argc, &argv);
   Comm comm(MPI_COMM_WORLD);
-  CsvFile csv, loss_csv;
+  LinesFile csv, loss_csv;
   const std::optional<Settings> s = start(comm, argc, argv, csv, loss_csv);
   if (!s) {
     MPI_Finalize();

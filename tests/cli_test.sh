@@ -57,6 +57,32 @@ if [ "$(grep -c '^program,' "$csv")" = 1 ] && [ "$(wc -l < "$csv")" = 7 ] \
   ok "CSV appends: one header, 6 rows of $cols columns"
 else fail "CSV append"; cat "$csv"; fi
 
+# --json beside --csv: one object per row, the same fields and types (a
+# number is a number, a library row's traffic is null), and the report reads
+# it as it reads the CSV. The header says where the ranks ran.
+json=$TMP/r.json
+run 3 "$BIN/allreduce" -a ring,tree -n 1,10 -i 2 --csv "$TMP/j.csv" --json "$json"
+if [ "$(wc -l < "$json")" = 6 ] && grep -q "^# placement: 1 node x 3 ranks: $(hostname)$" "$TMP/out" \
+   && python3 -c '
+import csv, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+table = list(csv.DictReader(open(sys.argv[2])))
+assert [list(r) for r in rows] == [list(t) for t in table], "columns"
+mpi, ring = rows[0], rows[1]
+assert mpi["impl"] == "mpi" and mpi["sent_max_rank_B"] is None and mpi["link_GBps"] is None
+assert ring["algorithm"] == "ring" and ring["P"] == 3 and ring["nodes"] == 1 and ring["ranks_per_node"] == 3
+assert isinstance(ring["t_avg_us"], float) and ring["sent_max_rank_B"] == int(table[1]["sent_max_rank_B"])
+assert ring["link_GBps"] == float(table[1]["link_GBps"]) > 0
+' "$json" "$TMP/j.csv" \
+   && mkdir -p "$TMP/jr" && "$BIN/report" "$TMP/jr" "$json" >"$TMP/rj" && "$BIN/report" "$TMP/jr" "$TMP/j.csv" >"$TMP/rc" \
+   && cmp -s "$TMP/rj" "$TMP/rc"; then
+  ok "--json: 6 objects, the CSV's fields and types; the report reads it as the CSV"
+else fail "--json"; head -2 "$json"; fi
+
+# srun with the wrong MPI plugin starts P singletons: each says so, exit 2.
+SLURM_STEP_NUM_TASKS=4 timeout 60 "$BIN/allreduce_ring" -n 4 -i 1 >"$TMP/out" 2>"$TMP/err"
+refused $? "srun's tasks each an MPI job of 1 rank" "srun started 4 tasks but each is an MPI job of 1 rank"
+
 # P = 1 without mpirun (singleton) works.
 timeout 60 "$BIN/allreduce_ring" -n 0,1,9 -i 1 >"$TMP/out" 2>"$TMP/err" && [ "$(grep -c ' ok' "$TMP/out")" = 6 ] \
   && ok "singleton run without mpirun" || fail "singleton"
@@ -86,6 +112,7 @@ bad "zero iterations" 2 -i 0 --csv "$csv"
 bad "-d cuda without a GPU" 3 -d cuda -n 4 --csv "$csv"
 bad "more memory than the machine" 2 -m 64G --csv "$csv"
 bad "unwritable CSV path" 3 -n 4 --csv /nonexistent-dir/r.csv
+bad "unwritable JSON path" 3 -n 4 --csv "$csv" --json /nonexistent-dir/r.json
 echo "a,b" > "$TMP/other.csv"
 bad "CSV with other columns" 2 -n 4 --csv "$TMP/other.csv"
 [ "$(cat "$TMP/other.csv")" = "a,b" ] && ok "foreign CSV left untouched" || fail "foreign CSV changed"

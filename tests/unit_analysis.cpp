@@ -144,12 +144,37 @@ TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI"
                                 row("ncclAllReduce", "nccl", 25)};
   const std::string report = make_report(rows, "t");
   CHECK_THAT(report, Catch::Contains("| N | library | us | busbw | NCCL us | NCCL busbw | ring / "
-                                     "lib | ring / NCCL | ring busbw |"));
+                                     "lib | ring / NCCL | ring busbw | ring link |"));
   CHECK_THAT(report, Catch::Contains("| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 25.0 | 1.000 | "
-                                     "0.50 | 2.00 | 1.000 |"));
+                                     "0.50 | 2.00 | 1.000 | - |"));
   rows.pop_back();  // no NCCL rows: no NCCL columns
+  rows[0].link_GBps = 1.5;
   CHECK_THAT(make_report(rows, "t"), Catch::Contains("| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | "
-                                                     "0.50 | 1.000 |\n"));
+                                                     "0.50 | 1.000 | 1.500 |\n"));
+}
+
+TEST_CASE("JSON Lines read as the CSV does; a bad line is named") {
+  const std::string json =
+      "{\"program\":\"allreduce\",\"algorithm\":\"ring\",\"impl\":\"hand\",\"device\":\"host\","
+      "\"dtype\":\"float32\",\"op\":\"sum\",\"P\":4,\"count\":6,\"bytes\":24,\"t_avg_us\":2.5,"
+      "\"t_median_us\":2,\"busbw_GBps\":0.1,\"sent_max_rank_B\":12,\"recv_max_rank_B\":12,"
+      "\"sent_total_B\":48,\"msgs_total\":24,\"steps\":6,\"model_steps\":6,"
+      "\"model_critical_path_B\":12,\"taught_formula\":\"2*(N/P)*(P-1)\",\"taught_T_B\":36.0,"
+      "\"check\":\"ok\",\"note\":\"\",\"host\":\"n0\",\"date\":\"d\",\"t_model_us\":null,"
+      "\"nodes\":2,\"link_GBps\":0.25}\n";
+  auto rows = read_rows("r.json", json + "\n" + json);
+  REQUIRE(rows.size() == 2);
+  CHECK((rows[1].line == 3 && rows[1].P == 4 && rows[1].sent_max_B == 12u));
+  CHECK((rows[0].nodes == 2 && rows[0].link_GBps == 0.25 && !rows[0].t_model_us));
+  CHECK(rows[0].taught_formula == "2*(N/P)*(P-1)");
+  CHECK_THROWS_WITH(read_rows("r.json", json + "{\"program\": 1,\n"),
+                    Catch::Contains("r.json line 2: not JSON"));
+  std::string no_bytes = json;
+  no_bytes.replace(no_bytes.find("\"bytes\":24,"), 11, "");
+  CHECK_THROWS_WITH(read_rows("r.json", no_bytes), Catch::Contains("no column bytes"));
+  std::string negative = json;
+  negative.replace(negative.find("2.5"), 3, "-1");
+  CHECK_THROWS_WITH(read_rows("r.json", negative), Catch::Contains("t_avg_us holds -1"));
 }
 
 TEST_CASE("a row cut short, a bad number or a foreign header: an error naming the line") {
