@@ -13,8 +13,10 @@ OUT=${OUT:-results/ps_local}
 MODEL=${MODEL:-8M} BATCH=${BATCH:-4} ITERS=${ITERS:-12}
 PS=${PS:-1 2 3 4 6 8} SERVERS=${SERVERS:-1 2 4}
 BIN=${BIN:-build/bin}
-PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
-[ -x "$BIN/ps_sim" ] || { echo "error: $BIN/ps_sim not built (run make build)" >&2; exit 2; }
+source bench/settings.sh  # SITE_SETUP, BIND, PY (docs/slurm.md)
+[ -x "$BIN/ps_sim" ] || die "$BIN/ps_sim not built (run make build)"
+check_mpi_library "$BIN"
+find_python
 
 mkdir -p "$(dirname "$OUT")"
 work=$(mktemp -d "$(dirname "$OUT")/.sweep-ps.XXXX")  # ignored by git while it runs
@@ -24,7 +26,8 @@ one() {  # ranks, then ps_sim's flags
   local np=$1; shift
   runs=$((runs + 1))
   printf '%-60s' "np=$np $*"
-  if timeout 600 mpirun -q --oversubscribe -np "$np" "$BIN/ps_sim" -M "$MODEL" -b "$BATCH" \
+  # shellcheck disable=SC2086
+  if timeout 600 mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$np" "$BIN/ps_sim" -M "$MODEL" -b "$BATCH" \
        -i "$ITERS" --csv "$work/ps.csv" --loss-csv "$work/loss.csv" "$@" >"$work/last.log" 2>&1; then
     tail -n +5 "$work/last.log" | head -1 | awk '{printf "%9s us/iter  %s\n", $6, $NF}'
   else
@@ -46,7 +49,7 @@ done
 
 rm -f "$work/last.log"
 bash bench/machine.sh > "$work/machine.md"
-"$PY" bench/ps_plot.py "$work" || { echo "error: plotting failed" >&2; failed=$((failed + 1)); }
+[ "$PY" = none ] || "$PY" bench/ps_plot.py "$work" || { echo "error: plotting failed" >&2; failed=$((failed + 1)); }
 if [ "$failed" != 0 ]; then
   echo "error: $failed of $runs runs failed; $OUT left as it was" >&2
   exit 1

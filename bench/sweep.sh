@@ -4,6 +4,7 @@
 # collects their rows into one CSV; then the report and the plots.
 #
 #   results/$RUN/rows.csv     every row (the programs' CSV schema)
+#   results/$RUN/rows.jsonl   the same rows as JSON Lines (--json)
 #   results/$RUN/cells.tsv    one line per cell: ok, or failed with its error
 #   results/$RUN/cells/       each cell's own CSV and output
 #   results/$RUN/machine.md   where, what and how it ran
@@ -14,7 +15,8 @@
 # the same RUN is swept again, so an
 # interrupted sweep resumes (with the same SIZES, FACTOR, ITERS, WARMUP and
 # EXTRA: the script refuses others in the same folder); a failed cell is recorded, the sweep goes on, and
-# the script exits 1 at the end. Settings, from the environment:
+# the script exits 1 at the end. Settings, from the environment (and those
+# every script shares, bench/settings.sh: SITE_SETUP, SRUN_MPI, BIND, PY):
 RUN=${RUN:-local}                           # results folder name
 OUT=${OUT:-results/$RUN}                    # or the folder itself
 PROGRAMS=${PROGRAMS:-}                       # default: every program ($BIN/programs.txt, from the build)
@@ -29,12 +31,10 @@ EXTRA=${EXTRA:-}                            # more flags for every program, e.g.
 LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
 SRUN_FLAGS=${SRUN_FLAGS:-}                  # more srun flags, e.g. --distribution=cyclic
 BIN=${BIN:-build/bin}
-PY=${PY:-/usr/bin/python3}                  # the Python for plots; needs matplotlib
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source bench/settings.sh
 
-die() { echo "error: $*" >&2; exit 2; }
 if [ -z "$PROGRAMS" ]; then
   [ -f "$BIN/programs.txt" ] || die "$BIN/programs.txt is missing; run 'make build' first"
   PROGRAMS=$(cat "$BIN/programs.txt")
@@ -47,12 +47,17 @@ done
 [ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
 if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
+# shellcheck disable=SC2086
 case $LAUNCH in
-  mpirun) launch() { mpirun -q --oversubscribe --bind-to none -np "$@"; } ;;
-  # shellcheck disable=SC2086
-  srun)   launch() { local n=$1; shift; srun --mpi=pmix --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
+  mpirun) launch_line="mpirun -q --oversubscribe $MPIRUN_FLAGS -np P"
+          launch() { mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
+  srun)   check_srun_mpi
+          launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
+          launch() { local n=$1; shift; srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
   *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
 esac
+check_mpi_library "$BIN"
+find_python
 
 # FRESH=1 (make bench): measure everything anew in a scratch folder beside
 # OUT, and put it in OUT's place only when every cell succeeded; OUT is left
@@ -79,7 +84,7 @@ done; done; done; done
 
 start=$SECONDS failed=0 ran=0 total=${#cells[@]}
 stamp() { local s=$((SECONDS - start)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
-echo "== sweep into $OUT: ${#cells[@]} cells ($PROGRAMS) x P in {$PS}, sizes $SIZES, via $LAUNCH"
+echo "== sweep into $OUT: ${#cells[@]} cells ($PROGRAMS) x P in {$PS}, sizes $SIZES, via $launch_line"
 for i in "${!cells[@]}"; do
   cell=${cells[$i]}
   read -r prog pp t d <<<"$cell"
@@ -91,10 +96,10 @@ for i in "${!cells[@]}"; do
     continue
   fi
   t0=$SECONDS ran=$((ran + 1))
-  rm -f "$OUT/cells/$name.csv"
+  rm -f "$OUT/cells/$name.csv" "$OUT/cells/$name.jsonl"
   # shellcheck disable=SC2086
   launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" -i "$ITERS" -x "$WARMUP" $EXTRA \
-    --csv "$OUT/cells/$name.csv" >"$OUT/cells/$name.log" 2>&1
+    --csv "$OUT/cells/$name.csv" --json "$OUT/cells/$name.jsonl" >"$OUT/cells/$name.log" 2>&1
   rc=$?
   grep -v "^$cell	" "$OUT/cells.tsv" >"$OUT/cells.tsv.new"
   if [ $rc = 0 ]; then
@@ -110,25 +115,45 @@ for i in "${!cells[@]}"; do
   echo "$progress $cell: $status, $((SECONDS - t0))s (elapsed $(stamp), $(( ${#cells[@]} - i - 1 )) left)"
 done
 
-# One CSV of every cell's rows (those of failed cells included: they say FAIL).
+# One CSV and one JSON Lines file of every cell's rows (those of failed cells
+# included: they say FAIL).
 shopt -s nullglob
 parts=("$OUT"/cells/*.csv)
 if [ ${#parts[@]} -gt 0 ]; then
   { head -1 "${parts[0]}"; for f in "${parts[@]}"; do tail -n +2 "$f"; done; } >"$OUT/rows.csv.new"
   mv "$OUT/rows.csv.new" "$OUT/rows.csv"
+  cat "$OUT"/cells/*.jsonl >"$OUT/rows.jsonl.new" 2>/dev/null && mv "$OUT/rows.jsonl.new" "$OUT/rows.jsonl"
+fi
+# A job given several nodes whose runs all stayed on one (a launcher that
+# ignores the allocation) measured something else: say so, and fail.
+if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] && [ -s "$OUT/rows.csv" ]; then
+  most=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["nodes"] > m { m = $c["nodes"] } END { print m + 0 }' "$OUT/rows.csv")
+  if [ "$most" -lt 2 ]; then
+    echo "error: the job holds $SLURM_JOB_NUM_NODES nodes, but every run had all its ranks on one node (see the '# placement:' lines in $OUT/cells/*.log)" >&2
+    failed=$((failed + 1))
+  fi
 fi
 # machine.md describes where cells ran: rewritten only when this sweep ran some.
 [ "$ran" -gt 0 ] || [ ! -s "$OUT/machine.md" ] && {
   bash bench/machine.sh
-  echo "- launched: $LAUNCH$([ "$LAUNCH" = mpirun ] && echo " -np P --oversubscribe --bind-to none")$([ "$LAUNCH" = srun ] && echo " --mpi=pmix --ntasks P $SRUN_FLAGS; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}")"
+  echo "- launched: $launch_line$([ "$LAUNCH" = srun ] && echo "; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}, exclusive ${EXCLUSIVE_HELD:-unknown}")"
+  echo "- settings: $(settings_line)"
   echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
   echo "- cells: $(grep -c '	ok	' "$OUT/cells.tsv") ok, $(grep -c '	failed	' "$OUT/cells.tsv") failed (cells.tsv)"
+  echo "- placement, as the programs saw it:"
+  for log in "$OUT"/cells/*.log; do
+    cell_p=$(basename "$log" | sed -E 's/.*_P([0-9]+)_.*/\1/')
+    line=$(grep -m1 '^# placement: ' "$log" | cut -d' ' -f3-) && echo "  - P=$cell_p: $line"
+  done | sort -t= -k2 -n -u
 } >"$OUT/machine.md"
 
 if [ -f "$OUT/rows.csv" ]; then
   echo "== report: $OUT/report.md"
   "$BIN/report" "$OUT" >/dev/null && sed -n '/## Checks/,/## Traffic/p' "$OUT/report.md" | grep -v '^## Traffic'
-  "$PY" bench/plot.py "$OUT" || echo "error: plotting failed" >&2
+  if [ "$PY" != none ] && ! "$PY" bench/plot.py "$OUT"; then
+    echo "error: plotting failed" >&2
+    failed=$((failed + 1))
+  fi
 fi
 echo "== $OUT: $(grep -c '	ok	' "$OUT/cells.tsv") cells ok, $failed failed in this sweep, $(stamp)"
 if [ -n "$final" ]; then

@@ -7,12 +7,13 @@
 #   bash lab/run.sh all         # every lab
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # Open MPI refuses root without
+source bench/settings.sh  # SITE_SETUP, SRUN_MPI, BIND
 if [ -n "${SLURM_JOB_ID:-}" ]; then
+  check_srun_mpi
   # --overcommit: a lab may ask for more ranks than the job has CPUs (lab 03's P = 16).
-  LAUNCH="srun ${SRUN_MPI:+--mpi=$SRUN_MPI }--overcommit -n"
+  LAUNCH="srun ${SRUN_LAUNCH_FLAGS:+$SRUN_LAUNCH_FLAGS }--overcommit -n"
 else
-  LAUNCH="mpirun --oversubscribe -np"
+  LAUNCH="mpirun --oversubscribe $MPIRUN_FLAGS -np"
 fi
 want=${1:?usage: bash lab/run.sh NN|all}
 pages=()

@@ -1,14 +1,13 @@
-# Sourced by every batch script: find the project, check the settings against
-# the allocation, say where results go. Bad settings stop the job here, before
-# anything is launched, with one line saying which.
+# Sourced by every batch script: find the project, apply and check the
+# settings (bench/settings.sh) against the allocation, say where results go.
+# Bad settings stop the job here, before anything is launched, with one line
+# saying which.
 set -uo pipefail
-die() { echo "error: $*" >&2; exit 2; }
 ROOT=${SLURM_SUBMIT_DIR:-$PWD}
-cd "$ROOT" || die "cannot enter $ROOT"
-[ -f bench/sweep.sh ] || die "submit from the commlab folder (sbatch slurm/$(basename "${BASH_SOURCE[1]:-job}")), not from $ROOT"
+cd "$ROOT" 2>/dev/null && [ -f bench/settings.sh ] \
+  || { echo "error: submit from the commlab folder (sbatch slurm/$(basename "${BASH_SOURCE[1]:-job}")), not from $ROOT" >&2; exit 2; }
+source bench/settings.sh
 [ -x "${BIN:-build/bin}/report" ] || die "${BIN:-build/bin}/report is missing: run 'make build' before submitting"
-# Open MPI refuses root without these; harmless for everybody else.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 JOB=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}
 TASKS=${SLURM_NTASKS:-$(nproc)}
 export OUT=${OUT:-results/$JOB}
@@ -21,9 +20,19 @@ check_ps() {
   done
 }
 
+# EXCLUSIVE=1, the benchmark scripts' default (their #SBATCH --exclusive asks
+# for it): a job that shares its nodes times other jobs' work as its own.
+# EXCLUSIVE=0 with sbatch --oversubscribe times on shared nodes, and says so.
+check_exclusive() {
+  case ${EXCLUSIVE:=1} in 0 | 1) ;; *) die "EXCLUSIVE must be 1 or 0, not '$EXCLUSIVE'" ;; esac
+  export EXCLUSIVE_HELD=no
+  [ -n "${SLURM_JOB_ID:-}" ] && scontrol show job "$SLURM_JOB_ID" 2>/dev/null | grep -q 'OverSubscribe=NO' \
+    && EXCLUSIVE_HELD=yes
+  [ -z "${SLURM_JOB_ID:-}" ] || [ "$EXCLUSIVE" = 0 ] || [ "$EXCLUSIVE_HELD" = yes ] \
+    || die "EXCLUSIVE=1: job $SLURM_JOB_ID shares its nodes; submit with sbatch --exclusive, or EXCLUSIVE=0 to time on shared nodes"
+}
+
 where() {
   local nodes=${SLURM_JOB_NODELIST:-$(hostname -s)}
-  command -v scontrol >/dev/null && [ -n "${SLURM_JOB_NODELIST:-}" ] \
-    && nodes=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | tr '\n' ' ')
-  echo "== commlab job $JOB: $TASKS task(s) on $nodes; results in $OUT"
+  echo "== commlab job $JOB: $TASKS task(s) on ${SLURM_JOB_NUM_NODES:-1} node(s), $nodes; results in $OUT"
 }

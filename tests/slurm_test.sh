@@ -32,27 +32,59 @@ up() {
   source "$PREFIX/env.sh"
 }
 export SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
+# A site's setup, as a module load would be: it tells Open MPI that ranks
+# share cores (the emulated nodes share this machine's), and says it ran.
+cat >"$TMP/site.sh" <<'SITE'
+echo "site setup: sourced on $(hostname)"
+export OMPI_MCA_mpi_yield_when_idle=1
+SITE
+export SITE_SETUP=$TMP/site.sh
+# refused NAME: the job exited 2 with one error line and launched nothing
+refused() {
+  local what=$1 line=$2 rc=$3
+  [ "$rc" = 2 ] && [ "$(grep -c '^error: ' "$TMP/job.out")" = 1 ] && grep -q "^error: $line" "$TMP/job.out" \
+    && ! grep -q '^\[1/' "$TMP/job.out" && ok "$what: $(grep '^error: ' "$TMP/job.out")" || fail "$what (exit $rc)"
+}
 
 # --- one node ---
 up NODES=1 NCPUS=8
-LAB=02 submit slurm/lab.sbatch && rc=0 || rc=$?
+LAB=02 SRUN_MPI=pmix_v4 submit slurm/lab.sbatch && rc=0 || rc=$?
 [ $rc = 0 ] && grep -q "rank 3: \[6 6 6 6\]" "$TMP/job.out" && grep -q "rank 2: \[600\]" "$TMP/job.out" \
-  && grep -q '^\$ srun --overcommit -n 4 build/bin/allreduce_ring --show --steps' "$TMP/job.out" \
-  && ok "lab.sbatch 02: the lab's commands through srun, the known vectors step by step" || fail "lab.sbatch 02 (exit $rc)"
+  && grep -q '^\$ srun --mpi=pmix_v4 --overcommit -n 4 build/bin/allreduce_ring --show --steps' "$TMP/job.out" \
+  && grep -q "^site setup: sourced on cmtnode0" "$TMP/job.out" \
+  && ok "lab.sbatch 02, SRUN_MPI=pmix_v4, SITE_SETUP: srun --mpi=pmix_v4, the known vectors" || fail "lab.sbatch 02 (exit $rc)"
 
-OUT=$TMP/sweep PROGRAMS="allreduce_tree bcast" PS="1 3" submit slurm/sweep.sbatch && rc=0 || rc=$?
+OUT=$TMP/sweep PROGRAMS="allreduce_tree bcast" PS="1 3" SRUN_MPI=pmix_v4 BIND=none submit slurm/sweep.sbatch && rc=0 || rc=$?
+m=$TMP/sweep/machine.md
 [ $rc = 0 ] && [ "$(grep -c '	ok	' "$TMP/sweep/cells.tsv")" = 4 ] && [ -s "$TMP/sweep/report.md" ] \
-  && [ -s "$TMP/sweep/time_vs_size.png" ] && grep -q "launched: srun --mpi=pmix" "$TMP/sweep/machine.md" \
-  && ok "sweep.sbatch: 4 cells through srun, report and plots" || fail "sweep.sbatch (exit $rc)"
-
-OUT=$TMP/array PROGRAMS=allreduce_ring submit slurm/sweep_array.sbatch --array=2-3 --ntasks=3 && rc=0 || rc=$?
-[ $rc = 0 ] && [ -s "$TMP/array/P2/report.md" ] && [ -s "$TMP/array/P3/report.md" ] \
-  && grep -q "| allreduce_ring | ring | 3 |" "$TMP/array/report.md" && grep -q "| allreduce_ring | ring | 2 |" "$TMP/array/report.md" \
-  && ok "sweep_array.sbatch --array=2-3: one P per task, one report over both" || fail "sweep_array.sbatch (exit $rc)"
+  && [ -s "$TMP/sweep/time_vs_size.png" ] && grep -q "launched: srun --mpi=pmix_v4 --cpu-bind=none --ntasks P;.*exclusive yes" "$m" \
+  && grep -q "settings: BIND=none SRUN_MPI=pmix_v4 SITE_SETUP=$TMP/site.sh PY=" "$m" \
+  && grep -q "OMPI_MCA_mpi_yield_when_idle=1" "$m" && grep -q "P=3: 1 node x 3 ranks: cmtnode0" "$m" \
+  && [ "$(wc -l <"$TMP/sweep/rows.jsonl")" = "$(($(wc -l <"$TMP/sweep/rows.csv") - 1))" ] \
+  && ok "sweep.sbatch, SRUN_MPI=pmix_v4, BIND, SITE_SETUP: 4 cells, report, plots, JSON; machine.md says how and where" \
+  || { fail "sweep.sbatch (exit $rc)"; cat "$m"; }
 
 OUT=$TMP/bad PS="2 x" submit slurm/sweep.sbatch && rc=0 || rc=$?
-[ $rc != 0 ] && grep -q "^error: PS must list process counts, not 'x'" "$TMP/job.out" && [ ! -e "$TMP/bad" ] \
-  && ok "a bad variable: the job says which and stops before launching" || fail "bad variable (exit $rc)"
+refused "a bad PS" "PS must list process counts, not 'x'" $rc
+OUT=$TMP/bad SRUN_MPI=bogus PS=2 submit slurm/sweep.sbatch && rc=0 || rc=$?
+refused "SRUN_MPI that Slurm lacks" "SRUN_MPI: this Slurm has no MPI plugin 'bogus'" $rc
+OUT=$TMP/bad SITE_SETUP=$TMP/nonexistent PS=2 submit slurm/sweep.sbatch && rc=0 || rc=$?
+refused "SITE_SETUP missing" "SITE_SETUP: $TMP/nonexistent cannot be read" $rc
+OUT=$TMP/bad PY=$TMP/nonexistent PS=2 submit slurm/sweep.sbatch && rc=0 || rc=$?
+refused "PY without matplotlib" "PY: no Python with matplotlib" $rc
+OUT=$TMP/bad BIND=everywhere PS=2 submit slurm/sweep.sbatch && rc=0 || rc=$?
+refused "a bad BIND" "BIND must be none, core or socket, not 'everywhere'" $rc
+OUT=$TMP/bad PS=2 submit slurm/sweep.sbatch --oversubscribe && rc=0 || rc=$?
+refused "EXCLUSIVE=1 on a shared node" "EXCLUSIVE=1: job [0-9]* shares its nodes" $rc
+[ ! -e "$TMP/bad" ] && ok "no bad setting left a results folder" || fail "a bad setting wrote $TMP/bad"
+OUT=$TMP/shared EXCLUSIVE=0 PROGRAMS=bcast PS=2 submit slurm/sweep.sbatch --oversubscribe && rc=0 || rc=$?
+[ $rc = 0 ] && grep -q "exclusive no" "$TMP/shared/machine.md" \
+  && ok "EXCLUSIVE=0 on a shared node: runs, and machine.md says so" || fail "EXCLUSIVE=0 (exit $rc)"
+# srun --mpi=none: Open MPI cannot start, and the cell fails (the programs
+# refuse P singletons themselves, with an MPI that can start so: cli_test).
+OUT=$TMP/nompi SRUN_MPI=none PROGRAMS=bcast PS=2 submit slurm/sweep.sbatch && rc=0 || rc=$?
+[ $rc = 1 ] && grep -q "bcast P=2 float32 host: FAILED" "$TMP/job.out" \
+  && ok "SRUN_MPI=none: the cell fails, the job exits 1" || fail "SRUN_MPI=none (exit $rc)"
 OUT=$TMP/big PS="8" submit slurm/sweep.sbatch --ntasks=4 && rc=0 || rc=$?
 [ $rc != 0 ] && grep -q "^error: PS: P=8 needs 8 tasks; this job has 4" "$TMP/job.out" \
   && ok "P above the job's tasks: refused up front" || fail "P above tasks (exit $rc)"
@@ -68,9 +100,27 @@ bash "$SRC/slurm/cluster_down.sh" >/dev/null
 up NODES=4 NCPUS=2 RATE=1gbit
 OUT=$TMP/multi PROGRAMS="allreduce_ring allreduce_master_worker" PS="2 8" submit slurm/multinode.sbatch && rc=0 || rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^ *2 cmtnode[0-3]$' "$TMP/job.out")" = 4 ] \
-   && [ "$(grep -c '	ok	' "$TMP/multi/cells.tsv")" = 4 ] && grep -q "cmtnode\[0-3\]" "$TMP/multi/machine.md"; then
-  ok "multinode.sbatch on 4 nodes: 2 ranks per node, 4 cells ok"
+   && [ "$(grep -c '	ok	' "$TMP/multi/cells.tsv")" = 4 ] && grep -q "cmtnode\[0-3\]" "$TMP/multi/machine.md" \
+   && grep -q "^# placement: 4 nodes x 2 ranks: cmtnode\[0-3\]$" "$TMP/multi/cells/allreduce_ring_P8_float32_host.log" \
+   && grep -q "P=2: 2 nodes x 1 rank: cmtnode\[0-1\]" "$TMP/multi/machine.md" \
+   && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["P"] == 8 && ($c["nodes"] != 4 || $c["ranks_per_node"] != 2 || $c["hosts"] != "cmtnode[0-3]") { bad = 1 } END { exit bad }' "$TMP/multi/rows.csv"; then
+  ok "multinode.sbatch on 4 nodes: 2 ranks per node, 4 cells ok, placement in header, machine.md and CSV"
 else fail "multinode.sbatch (exit $rc)"; fi
+# Asked for 4 nodes, ran on one: the sweep fails and says so.
+OUT=$TMP/onenode PROGRAMS=bcast PS=2 SRUN_FLAGS=--nodes=1 submit slurm/multinode.sbatch && rc=0 || rc=$?
+[ $rc = 1 ] && grep -q "^error: the job holds 4 nodes, but every run had all its ranks on one node" "$TMP/job.out" \
+  && ok "several nodes asked, one used: exit 1, one line" || fail "several nodes asked, one used (exit $rc)"
+# The array sweep: one job per P, each of P tasks, and one merged report.
+rm -f "$TMP"/array-*.out
+(cd "$SRC" && OUT=$TMP/array PROGRAMS=allreduce_ring PS="2 3 4 5 6 7 8" timeout 900 \
+   bash slurm/sweep_array.sbatch --wait --output="$TMP/array-%j.out" >"$TMP/job.out" 2>&1) && rc=0 || rc=$?
+tasks=$(cat "$TMP"/array-*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | tr '\n' ' ')
+if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8 " ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array-*.out \
+   && [ "$(grep -c '^| allreduce_ring | ring | [2-8] |' "$TMP/array/report.md")" = 7 ] \
+   && grep -q "P=8: 4 nodes x 2 ranks: cmtnode\[0-3\]" "$TMP/array/machine.md" \
+   && [ -s "$TMP/array/rows.jsonl" ] && [ -s "$TMP/array/time_vs_P.png" ]; then
+  ok "sweep_array.sbatch P = 2..8: jobs of $tasks tasks, one report, JSON and plots over all"
+else fail "sweep_array.sbatch (exit $rc, tasks: $tasks)"; cat "$TMP/job.out"; fi
 # The cap is real: one 4 MiB ping-pong between two nodes runs near 1 Gbit/s, not at memory speed.
 OUT=$TMP/link PROGRAMS=sendrecv PS=2 SIZES=4M:4M ITERS=2 submit slurm/multinode.sbatch && rc=0 || rc=$?
 bw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["algorithm"] == "pingpong" { print $c["busbw_GBps"] }' "$TMP/link/rows.csv" 2>/dev/null)
