@@ -16,9 +16,12 @@ all: build
 deps:
 	@bash scripts/deps.sh
 
+# SITE_SETUP=FILE (docs/slurm.md): sourced before the build, as before every
+# job, so that both see the same MPI (module load, spack load, a venv).
+SETUP = $(if $(SITE_SETUP),. "$(SITE_SETUP)" &&,)
+
 build: deps
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
+	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
