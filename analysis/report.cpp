@@ -242,18 +242,18 @@ std::string against_library(const std::vector<Measurement>& rows) {
     const auto& [program, P, device, dtype, op] = key;
     std::vector<std::string> hand;
     bool with_nccl = false;
-    int nodes = 1;
+    int nodes = 0;  // 0: not recorded (files older than the column)
     for (const auto& [bytes, ms] : by_size)
       for (const Measurement* m : ms) {
         with_nccl |= m->impl == "nccl";
-        nodes = std::max(nodes, m->nodes);
+        nodes = std::max(nodes, m->nodes.value_or(0));
         if (m->hand() && std::find(hand.begin(), hand.end(), m->algorithm) == hand.end())
           hand.push_back(m->algorithm);
       }
     if (hand.empty()) continue;
-    s += fmt::format("\n### {}, P = {} ({}, {}{}; {} node{})\n\n| N | library | us | busbw |",
-                     program, P, device, dtype, op == "none" ? "" : " " + op, nodes,
-                     nodes == 1 ? "" : "s");
+    const std::string on = nodes == 0 ? "" : fmt::format("; {} node{}", nodes, nodes == 1 ? "" : "s");
+    s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n| N | library | us | busbw |", program, P,
+                     device, dtype, op == "none" ? "" : " " + op, on);
     if (with_nccl) s += " NCCL us | NCCL busbw |";
     for (const auto& h : hand)
       s += fmt::format(" {} / lib |{} {} busbw | {} link |", h,

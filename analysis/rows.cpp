@@ -82,7 +82,7 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.check = c[21], m.note = c[22], m.host = c[23], m.date = c[24];
   m.t_model_us = optional_number(c[25], "t_model_us", where);
   m.chose = c[26];
-  if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, 1 << 30));
+  if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));
   m.link_GBps = optional_number(c[28], "link_GBps", where);
   return m;
 }

@@ -22,7 +22,7 @@ struct Measurement {
   double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
   std::optional<double> t_model_us;  // the time model's (absent from older files)
   std::string chose;                 // -a auto's algorithm
-  int nodes = 1;                     // the hosts its ranks ran on
+  std::optional<int> nodes;          // the hosts its ranks ran on (absent from older files)
   std::optional<double> link_GBps;   // the busiest rank's bytes over the time
   // Counted traffic of a hand-written row (library rows have none).
   std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;

@@ -51,7 +51,7 @@ up NODES=1 NCPUS=8
 LAB=02 SRUN_MPI=pmix_v4 submit slurm/lab.sbatch && rc=0 || rc=$?
 [ $rc = 0 ] && grep -q "rank 3: \[6 6 6 6\]" "$TMP/job.out" && grep -q "rank 2: \[600\]" "$TMP/job.out" \
   && grep -q '^\$ srun --mpi=pmix_v4 --overcommit -n 4 build/bin/allreduce_ring --show --steps' "$TMP/job.out" \
-  && grep -q "^site setup: sourced on cmtnode0" "$TMP/job.out" \
+  && grep -q "^site setup: sourced on $(hostname)" "$TMP/job.out" \
   && ok "lab.sbatch 02, SRUN_MPI=pmix_v4, SITE_SETUP: srun --mpi=pmix_v4, the known vectors" || fail "lab.sbatch 02 (exit $rc)"
 
 OUT=$TMP/sweep PROGRAMS="allreduce_tree bcast" PS="1 3" SRUN_MPI=pmix_v4 BIND=none submit slurm/sweep.sbatch && rc=0 || rc=$?
@@ -59,7 +59,7 @@ m=$TMP/sweep/machine.md
 [ $rc = 0 ] && [ "$(grep -c '	ok	' "$TMP/sweep/cells.tsv")" = 4 ] && [ -s "$TMP/sweep/report.md" ] \
   && [ -s "$TMP/sweep/time_vs_size.png" ] && grep -q "launched: srun --mpi=pmix_v4 --cpu-bind=none --ntasks P;.*exclusive yes" "$m" \
   && grep -q "settings: BIND=none SRUN_MPI=pmix_v4 SITE_SETUP=$TMP/site.sh PY=" "$m" \
-  && grep -q "OMPI_MCA_mpi_yield_when_idle=1" "$m" && grep -q "P=3: 1 node x 3 ranks: cmtnode0" "$m" \
+  && grep -q "OMPI_MCA_mpi_yield_when_idle=1" "$m" && grep -q "P=3: 1 node x 3 ranks: $(hostname)$" "$m" \
   && [ "$(wc -l <"$TMP/sweep/rows.jsonl")" = "$(($(wc -l <"$TMP/sweep/rows.csv") - 1))" ] \
   && ok "sweep.sbatch, SRUN_MPI=pmix_v4, BIND, SITE_SETUP: 4 cells, report, plots, JSON; machine.md says how and where" \
   || { fail "sweep.sbatch (exit $rc)"; cat "$m"; }
@@ -114,8 +114,8 @@ OUT=$TMP/onenode PROGRAMS=bcast PS=2 SRUN_FLAGS=--nodes=1 submit slurm/multinode
 rm -f "$TMP"/array-*.out
 (cd "$SRC" && OUT=$TMP/array PROGRAMS=allreduce_ring PS="2 3 4 5 6 7 8" timeout 900 \
    bash slurm/sweep_array.sbatch --wait --output="$TMP/array-%j.out" >"$TMP/job.out" 2>&1) && rc=0 || rc=$?
-tasks=$(cat "$TMP"/array-*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | tr '\n' ' ')
-if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8 " ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array-*.out \
+tasks=$(cat "$TMP"/array-*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | xargs)
+if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array-*.out \
    && [ "$(grep -c '^| allreduce_ring | ring | [2-8] |' "$TMP/array/report.md")" = 7 ] \
    && grep -q "P=8: 4 nodes x 2 ranks: cmtnode\[0-3\]" "$TMP/array/machine.md" \
    && [ -s "$TMP/array/rows.jsonl" ] && [ -s "$TMP/array/time_vs_P.png" ]; then
