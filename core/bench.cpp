@@ -50,12 +50,16 @@ Placement gather_placement(MPI_Comm comm) {
 
 std::string misread_launch() {
   // srun with an MPI plugin this MPI does not speak starts each task as an
-  // MPI job of its own: P = 1 in every one. mpirun's children are told their
-  // world's size, so only a direct launch is checked.
+  // MPI job of its own: P = 1 in every one. A launcher's children are told
+  // their world's size (mpirun's OMPI_COMM_WORLD_SIZE, hydra's PMI_SIZE), and
+  // its daemons may sit in a step of several tasks, so only a direct launch
+  // is checked.
   const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
   int P = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  if (P != 1 || !tasks || std::getenv("OMPI_COMM_WORLD_SIZE") || std::atoi(tasks) <= 1) return "";
+  if (P != 1 || !tasks || std::atoi(tasks) <= 1 || std::getenv("OMPI_COMM_WORLD_SIZE") ||
+      std::getenv("PMI_SIZE"))
+    return "";
   return fmt::format(
       "srun started {} tasks but each is an MPI job of 1 rank: srun's MPI plugin does not match "
       "this MPI (set SRUN_MPI to one that `srun --mpi=list` names, e.g. pmix)",
