@@ -18,7 +18,7 @@ deps:
 
 # SITE_SETUP=FILE (docs/slurm.md): sourced before the build, as before every
 # job, so that both see the same MPI (module load, spack load, a venv).
-SETUP = $(if $(SITE_SETUP),. "$(SITE_SETUP)" &&,)
+SETUP = $(if $(SITE_SETUP),. "$(abspath $(SITE_SETUP))" &&,)
 
 build: deps
 	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS)

@@ -20,7 +20,8 @@ die() { echo "error: $*" >&2; exit 2; }
 # once per job or shell, where one script runs another (what it exports is
 # inherited), and again in each batch job.
 if [ -n "$SITE_SETUP" ] && [ "${COMMLAB_SITE_SETUP_DONE:-}" != "$SITE_SETUP@${SLURM_JOB_ID:-}" ]; then
-  [ -r "$SITE_SETUP" ] || die "SITE_SETUP: $SITE_SETUP cannot be read"
+  [ -f "$SITE_SETUP" ] && [ -r "$SITE_SETUP" ] || die "SITE_SETUP: $SITE_SETUP cannot be read"
+  SITE_SETUP=$(realpath "$SITE_SETUP")  # the same file from any folder, and in machine.md
   set +u  # module and spack scripts read unset variables
   # shellcheck disable=SC1090
   source "$SITE_SETUP" || die "SITE_SETUP: sourcing $SITE_SETUP failed"
