@@ -32,6 +32,19 @@ up() {
   source "$PREFIX/env.sh"
 }
 export SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
+# Open MPI 4.1.4's TCP BTL can lose a connect race at start-up when the
+# emulated nodes starve for CPU ("connect() ... Operation now in progress
+# (115)", then a rank dies; open-mpi/ompi#10734, #11508): about one launch in
+# 30 at P = 8 here. A multi-node job that failed so runs once more, and says so.
+tcp_race() { grep -rqs "Operation now in progress (115)" "$1"; }
+again_if_raced() {  # OUT-folder, then what to run
+  local out=$1; shift
+  "$@" && return 0
+  tcp_race "$out" || return 1
+  echo "note: Open MPI's TCP connect race at start-up in $out (open-mpi/ompi#10734); running the job again"
+  rm -rf "$out"
+  "$@"
+}
 # A site's setup, as a module load would be: it tells Open MPI that ranks
 # share cores (the emulated nodes share this machine's), and says it ran.
 cat >"$TMP/site.sh" <<'SITE'
@@ -98,7 +111,8 @@ bash "$SRC/slurm/cluster_down.sh" >/dev/null
 
 # --- four emulated nodes, 1 Gbit/s links ---
 up NODES=4 NCPUS=2 RATE=1gbit
-OUT=$TMP/multi PROGRAMS="allreduce_ring allreduce_master_worker" PS="2 8" submit slurm/multinode.sbatch && rc=0 || rc=$?
+OUT=$TMP/multi PROGRAMS="allreduce_ring allreduce_master_worker" PS="2 8" again_if_raced "$TMP/multi" \
+  submit slurm/multinode.sbatch && rc=0 || rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^ *2 cmtnode[0-3]$' "$TMP/job.out")" = 4 ] \
    && [ "$(grep -c '	ok	' "$TMP/multi/cells.tsv")" = 4 ] && grep -q "cmtnode\[0-3\]" "$TMP/multi/machine.md" \
    && grep -q "^# placement: 4 nodes x 2 ranks: cmtnode\[0-3\]$" "$TMP/multi/cells/allreduce_ring_P8_float32_host.log" \
@@ -111,9 +125,12 @@ OUT=$TMP/onenode PROGRAMS=bcast PS=2 SRUN_FLAGS=--nodes=1 submit slurm/multinode
 [ $rc = 1 ] && grep -q "^error: the job holds 4 nodes, but every run had all its ranks on one node" "$TMP/job.out" \
   && ok "several nodes asked, one used: exit 1, one line" || fail "several nodes asked, one used (exit $rc)"
 # The array sweep: one job per P, each of P tasks, and one merged report.
-rm -f "$TMP"/array-*.out
-(cd "$SRC" && OUT=$TMP/array PROGRAMS=allreduce_ring PS="2 3 4 5 6 7 8" timeout 900 \
-   bash slurm/sweep_array.sbatch --wait --output="$TMP/array-%j.out" >"$TMP/job.out" 2>&1) && rc=0 || rc=$?
+array() {
+  rm -f "$TMP"/array-*.out
+  (cd "$SRC" && OUT=$TMP/array PROGRAMS=allreduce_ring PS="2 3 4 5 6 7 8" timeout 900 \
+     bash slurm/sweep_array.sbatch --wait --output="$TMP/array-%j.out" >"$TMP/job.out" 2>&1)
+}
+again_if_raced "$TMP/array" array && rc=0 || rc=$?
 tasks=$(cat "$TMP"/array-*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | xargs)
 if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array-*.out \
    && [ "$(grep -c '^| allreduce_ring | ring | [2-8] |' "$TMP/array/report.md")" = 7 ] \
@@ -122,7 +139,7 @@ if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3
   ok "sweep_array.sbatch P = 2..8: jobs of $tasks tasks, one report, JSON and plots over all"
 else fail "sweep_array.sbatch (exit $rc, tasks: $tasks)"; cat "$TMP/job.out"; fi
 # The cap is real: one 4 MiB ping-pong between two nodes runs near 1 Gbit/s, not at memory speed.
-OUT=$TMP/link PROGRAMS=sendrecv PS=2 SIZES=4M:4M ITERS=2 submit slurm/multinode.sbatch && rc=0 || rc=$?
+OUT=$TMP/link PROGRAMS=sendrecv PS=2 SIZES=4M:4M ITERS=2 again_if_raced "$TMP/link" submit slurm/multinode.sbatch && rc=0 || rc=$?
 bw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["algorithm"] == "pingpong" { print $c["busbw_GBps"] }' "$TMP/link/rows.csv" 2>/dev/null)
 [ $rc = 0 ] && awk -v b="${bw:-9}" 'BEGIN { exit !(b > 0.05 && b < 0.14) }' \
   && ok "ranks on two nodes meet the 1 Gbit/s link: ping-pong at $bw GB/s" || fail "link cap (exit $rc, busbw ${bw:-none})"
