@@ -1,44 +1,97 @@
 #include "fit.hpp"
 
+#include <libalglib/optimization.h>
+
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include "core/stats.hpp"
 
 namespace commlab {
 
-Fit fit_alpha_beta(const std::vector<std::array<double, 2>>& x, const std::vector<double>& t) {
-  // Normal equations of the weighted problem: dividing each row by t turns
-  // it into ordinary least squares on (x1/t, x2/t) -> 1.
-  double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
+double Fit::predict(const std::vector<double>& x) const {
+  double t = 0;
+  for (size_t j = 0; j < x.size(); ++j) t += at(j) * x[j];
+  return t;
+}
+
+namespace {
+
+// The coefficients alone: min sum_i (1 - x_i . c / t_i)^2 over c >= 0. Each
+// column is scaled to unit length first, so that steps (~10) and bytes
+// (~10^7) weigh alike in the solver's tolerances.
+std::vector<double> solve(const std::vector<std::vector<double>>& x, const std::vector<double>& t) {
+  const size_t k = x.empty() ? 0 : x.front().size();
+  std::vector<double> scale(k, 0.0), coef(k, 0.0);
+  for (size_t i = 0; i < t.size(); ++i)
+    for (size_t j = 0; j < k; ++j) scale[j] += (x[i][j] / t[i]) * (x[i][j] / t[i]);
+  std::vector<size_t> used;  // columns that are not all 0
+  for (size_t j = 0; j < k; ++j)
+    if (scale[j] > 0) used.push_back(j), scale[j] = std::sqrt(scale[j]);
+  const size_t n = used.size();
+  if (n == 0 || t.empty()) return coef;
+  // 0.5 c'(V'V)c - (V'1)'c, V the weighted, scaled rows.
+  alglib::real_2d_array A;
+  alglib::real_1d_array b, c;
+  A.setlength(n, n);
+  b.setlength(n);
+  for (size_t p = 0; p < n; ++p) {
+    b[p] = 0;
+    for (size_t q = 0; q < n; ++q) A[p][q] = 0;
+  }
+  for (size_t i = 0; i < t.size(); ++i)
+    for (size_t p = 0; p < n; ++p) {
+      const double vp = x[i][used[p]] / t[i] / scale[used[p]];
+      b[p] -= vp;
+      for (size_t q = 0; q < n; ++q) A[p][q] += vp * x[i][used[q]] / t[i] / scale[used[q]];
+    }
+  alglib::minqpstate qp;
+  alglib::minqpreport report;
+  alglib::minqpcreate(alglib::ae_int_t(n), qp);
+  alglib::minqpsetquadraticterm(qp, A);
+  alglib::minqpsetlinearterm(qp, b);
+  alglib::minqpsetbcall(qp, 0.0, alglib::fp_posinf);
+  alglib::minqpsetscaleautodiag(qp);
+  alglib::minqpsetalgobleic(qp, 0.0, 0.0, 1e-12, 0);
+  alglib::minqpoptimize(qp);
+  alglib::minqpresults(qp, c, report);
+  if (report.terminationtype <= 0) throw std::runtime_error("fit: the solver did not converge");
+  for (size_t p = 0; p < n; ++p) coef[used[p]] = std::max(0.0, c[p]) / scale[used[p]];
+  return coef;
+}
+
+}  // namespace
+
+Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector<double>& t) {
+  std::vector<std::vector<double>> xs;
+  std::vector<double> ts;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i] > 0 && std::isfinite(t[i])) xs.push_back(x[i]), ts.push_back(t[i]);
   Fit f;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!(t[i] > 0)) continue;
-    double u = x[i][0] / t[i], v = x[i][1] / t[i];
-    s11 += u * u, s12 += u * v, s22 += v * v, s1y += u, s2y += v;
-    ++f.n;
+  f.n = int(ts.size());
+  f.coef = solve(xs, ts);
+  if (ts.empty()) return f;
+  double mean = 0, res = 0, tot = 0;
+  for (double ti : ts) mean += ti / double(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    res += (ts[i] - f.predict(xs[i])) * (ts[i] - f.predict(xs[i]));
+    tot += (ts[i] - mean) * (ts[i] - mean);
   }
-  if (f.n == 0) return f;
-  const double det = s11 * s22 - s12 * s12;
-  if (std::abs(det) > 1e-12 * s11 * s22 && s22 > 0) {
-    f.a = (s1y * s22 - s2y * s12) / det;
-    f.b = (s11 * s2y - s12 * s1y) / det;
-  } else if (s11 > 0) {
-    f.a = s1y / s11;
-  }
-  // R^2 of the weighted problem, whose targets are all 1: against their mean,
-  // which is 1, the total sum of squares would be 0, so compare with the
-  // best constant fit of t instead (weighted the same way).
-  double res = 0, w = 0, wt = 0;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!(t[i] > 0)) continue;
-    double e = (t[i] - f.predict(x[i][0], x[i][1])) / t[i];
-    res += e * e;
-    w += 1 / (t[i] * t[i]);
-    wt += 1 / t[i];
-  }
-  const double c = wt / w;  // the weighted-best constant
-  double tot = 0;
-  for (double ti : t)
-    if (ti > 0) tot += (ti - c) * (ti - c) / (ti * ti);
   f.r2 = tot > 0 ? 1 - res / tot : (res == 0 ? 1 : 0);
+  if (ts.size() < 2) return f;
+  std::vector<double> off;  // leave-one-out
+  for (size_t out = 0; out < ts.size(); ++out) {
+    std::vector<std::vector<double>> x1;
+    std::vector<double> t1;
+    for (size_t i = 0; i < ts.size(); ++i)
+      if (i != out) x1.push_back(xs[i]), t1.push_back(ts[i]);
+    Fit without;
+    without.coef = solve(x1, t1);
+    off.push_back(std::abs(without.predict(xs[out]) - ts[out]) / ts[out]);
+  }
+  f.loo_max = *std::max_element(off.begin(), off.end());
+  f.loo_median = median(off);
   return f;
 }
 

@@ -1,23 +1,32 @@
-// The alpha-beta model fitted to measured times: t = a*x1 + b*x2, least
-// squares on the relative error (each row weighted by 1/t^2), so a 4-byte
-// row counts as much as a 16 MiB one. For a hand-written algorithm x1 is its
-// steps and x2 the bytes on its critical path (alpha: latency per step, beta:
-// time per byte); for a library call, whose schedule is hidden, x1 = 1 and
-// x2 = N.
+// The time model fitted to measured times: t = c1*x1 + c2*x2 + ..., every
+// coefficient 0 or more (a negative alpha or beta is no time at all), least
+// squares on the relative error (each row weighted by 1/t^2) so that a
+// 4-byte row counts as much as a 16 MiB one. Non-negative least squares is a
+// quadratic programme with bounds; ALGLIB's solver (minqp) does it.
+//
+// For a hand-written algorithm the regressors are its steps (alpha: latency
+// per step), the bytes through the busiest port or along its critical path
+// (beta: time per byte) and the bytes its busiest rank reduces (gamma); for
+// a library call, whose schedule is hidden, 1 and N.
 #pragma once
-#include <array>
+#include <cstddef>
 #include <vector>
 
 namespace commlab {
 
 struct Fit {
-  double a = 0, b = 0;
-  double r2 = 0;  // of the weighted fit: 1 is perfect
+  std::vector<double> coef;  // one per regressor, each >= 0
+  double r2 = 0;             // 1 - SS_res / SS_tot about the mean time: 1 is perfect
+  // Leave-one-out: each row predicted by the fit of all the others, as
+  // |predicted - measured| / measured; the largest, and the median.
+  double loo_max = 0, loo_median = 0;
   int n = 0;
-  double predict(double x1, double x2) const { return a * x1 + b * x2; }
+  double predict(const std::vector<double>& x) const;
+  double at(size_t j) const { return j < coef.size() ? coef[j] : 0; }
 };
 
-// Points with t <= 0 are left out. With x2 all zero (a barrier) b stays 0.
-Fit fit_alpha_beta(const std::vector<std::array<double, 2>>& x, const std::vector<double>& t);
+// Rows with t <= 0 are left out. A regressor that is 0 in every row (no bytes
+// at all: a barrier) gets 0. Rows x must all have the same length.
+Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
 
 }  // namespace commlab

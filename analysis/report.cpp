@@ -26,11 +26,15 @@ Group group_of(const Measurement& m) {
   return {m.program, m.algorithm, m.impl, m.device, m.dtype, m.op};
 }
 
-// The regressors of the alpha-beta model (fit.hpp).
-std::array<double, 2> regressors(const Measurement& m) {
-  if (m.hand() && m.model_steps && m.model_critical_path_B)
-    return {double(*m.model_steps), double(*m.model_critical_path_B)};
-  return {1.0, double(m.bytes)};
+// The regressors of the time model (fit.hpp). Across nodes, the bytes are
+// those through the busiest node's port; on one node (or in files older than
+// the column), those along the critical path of rank-to-rank messages.
+std::vector<double> regressors(const Measurement& m) {
+  if (!m.hand() || !m.model_steps || !m.model_critical_path_B) return {1.0, double(m.bytes)};
+  const bool across = m.nodes.value_or(1) > 1 && m.model_port_critical_B;
+  return {double(*m.model_steps),
+          double(across ? *m.model_port_critical_B : *m.model_critical_path_B),
+          double(m.model_reduced_max_B.value_or(0))};
 }
 
 std::vector<Quantity> quantities(const Measurement& m) {
@@ -79,10 +83,13 @@ std::string traffic(const std::vector<Measurement>& rows) {
   }
   std::string s =
       "Counted bytes of one call at the largest size swept, per hand-written algorithm and P "
-      "(critical path: from the model). T is the formula as taught (docs/formulas.md); the last column says "
-      "which counted quantity it is, or how far it is from the nearest.\n\n"
+      "(critical path: from the model; busiest port: the bytes through the busiest node's link, "
+      "step by step, counted and from the model, when the files record it). T is the formula as "
+      "taught (docs/formulas.md); the last column says which counted quantity it is, or how far "
+      "it is from the nearest.\n\n"
       "| program | algorithm | P | N | sent, busiest rank | sent, mean per rank | sent, all "
-      "ranks | critical path | taught T | T is |\n|---|---|---|---|---|---|---|---|---|---|\n";
+      "ranks | critical path | busiest port, counted / model | taught T | T is |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& [key, m] : largest) {
     std::string T = "-", is = "-";
     if (m->taught_T_B && !m->taught_formula.empty()) {
@@ -92,11 +99,14 @@ std::string traffic(const std::vector<Measurement>& rows) {
       const double slack = m->count ? 2.0 * m->P * (m->bytes / m->count) : 0;
       is = match_formula(*m->taught_T_B, q, slack).describe(*m->taught_T_B, q);
     }
-    s += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {} | {} | {} | {} |\n", m->program,
-                     m->algorithm, m->P, m->bytes, *m->sent_max_B,
+    auto count = [](const std::optional<uint64_t>& v) {
+      return v ? fmt::format("{}", *v) : std::string("-");
+    };
+    s += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {} | {} | {} / {} | {} | {} |\n",
+                     m->program, m->algorithm, m->P, m->bytes, *m->sent_max_B,
                      double(m->sent_total_B.value_or(0)) / m->P, m->sent_total_B.value_or(0),
-                     m->model_critical_path_B ? fmt::format("{}", *m->model_critical_path_B) : "-",
-                     T, is);
+                     count(m->model_critical_path_B), count(m->port_critical_B),
+                     count(m->model_port_critical_B), T, is);
   }
   return s;
 }
@@ -115,12 +125,12 @@ struct Assessed {
 };
 Assessed assess(const std::vector<const Measurement*>& ms,
                 std::map<int, std::vector<uint64_t>>* missed = nullptr) {
-  std::vector<std::array<double, 2>> x;
+  std::vector<std::vector<double>> x;
   std::vector<double> t;
   for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_avg_us);
-  Assessed a{fit_alpha_beta(x, t)};
+  Assessed a{fit_nonnegative(x, t)};
   for (size_t i = 0; i < ms.size(); ++i) {
-    double predicted = a.fit.predict(x[i][0], x[i][1]);
+    double predicted = a.fit.predict(x[i]);
     if (t[i] > 0 && std::abs(predicted - t[i]) <= kMissBy * t[i])
       ++a.within;
     else if (missed)
@@ -129,7 +139,10 @@ Assessed assess(const std::vector<const Measurement*>& ms,
   return a;
 }
 
-std::string per_byte(const Fit& f) { return f.b > 0 ? fmt::format("{:.2f}", 1e-3 / f.b) : "-"; }
+// A fitted time per byte as a rate, GB/s; "-" where the fit found it free.
+std::string per_byte(const Fit& f, size_t j) {
+  return f.at(j) > 0 ? fmt::format("{:.3g}", 1e-3 / f.at(j)) : "-";
+}
 
 // Per program, at the largest P: each hand-written algorithm's measured time,
 // its fit's prediction and how far off that is.
@@ -147,8 +160,7 @@ std::string predicted_beside_measured(
         if (m->P != P) continue;
         auto& cells = by_size[m->bytes];
         cells.resize(fits.size(), " - | - | - |");
-        auto r = regressors(*m);
-        double p = fits[k].second.predict(r[0], r[1]);
+        double p = fits[k].second.predict(regressors(*m));
         double off = m->t_avg_us > 0 ? (p - m->t_avg_us) / m->t_avg_us : 0;
         cells[k] = fmt::format(" {:.1f} | {:.1f} | {}{:+.0f}%{} |", m->t_avg_us, p,
                                std::abs(off) > kMissBy ? "**" : "", off * 100,
@@ -175,14 +187,19 @@ std::string timing(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows)
     if (m.check != "FAIL") groups[group_of(m)].push_back(&m);
   std::string table =
-      "One fit per algorithm over every P and size: t = alpha x steps + beta x critical-path "
-      "bytes for the hand-written ones (their schedule is known), t = alpha + beta x N for the "
-      "library's. Least squares on the relative error. A row is a miss when the model is off by "
-      "more than 20%. The last column fits each P on its own: where those fit and the one across "
-      "P does not, alpha and beta themselves change with P (ranks sharing cores do that).\n\n"
-      "| program | algorithm | impl | dtype | alpha (us) | beta (ns/B) | 1/beta (GB/s) | R^2 | "
-      "rows within 20% | each P alone: alpha us, 1/beta GB/s, within 20% |\n"
-      "|---|---|---|---|---|---|---|---|---|---|\n";
+      "One fit per algorithm over every P and size: t = alpha x steps + beta x bytes + gamma x "
+      "reduced bytes for the hand-written ones (their schedule is known; the bytes are those "
+      "through the busiest node's port when the ranks ran on several nodes, else those along "
+      "the critical path; the reduced bytes are the busiest reducer's), t = alpha + beta x N for "
+      "the library's. Least squares on the relative error, every coefficient 0 or more. R^2 is "
+      "the usual one, on the times; leave-one-out predicts each row from a fit of the others "
+      "(largest and median error). A row is a miss when the model is off by more than 20%. The "
+      "last column fits each P on its own: where those fit and the one across P does not, "
+      "alpha and beta themselves change with P (ranks sharing cores do that).\n\n"
+      "| program | algorithm | impl | dtype | sizes | alpha (us) | 1/beta (GB/s) | 1/gamma (GB/s) "
+      "| R^2 | leave-one-out max, median | rows within 20% | each P alone: alpha us, 1/beta GB/s, "
+      "within 20% |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::string misses;
   // Predicted beside measured: each hand-written algorithm at its largest P, by program.
   std::map<std::string, std::vector<std::pair<const Group*, Fit>>> predicted;
@@ -198,12 +215,17 @@ std::string timing(const std::vector<Measurement>& rows) {
     std::string each;
     for (const auto& [P, pms] : by_P) {
       Assessed a = assess(pms);
-      each += fmt::format("{}P={}: {:.1f}, {}, {}/{}", each.empty() ? "" : "; ", P, a.fit.a,
-                          per_byte(a.fit), a.within, pms.size());
+      each += fmt::format("{}P={}: {:.1f}, {}, {}/{}", each.empty() ? "" : "; ", P, a.fit.at(0),
+                          per_byte(a.fit, 1), a.within, pms.size());
     }
-    table += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.4f} | {} | {:.3f} | {} of {} | {} |\n",
-                         g.program, g.algorithm, g.impl, g.dtype, all.fit.a, all.fit.b * 1e3,
-                         per_byte(all.fit), all.fit.r2, all.within, ms.size(), each);
+    const auto [low, high] = std::minmax_element(
+        ms.begin(), ms.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
+    table += fmt::format(
+        "| {} | {} | {} | {} | {} to {} | {:.2f} | {} | {} | {:.3f} | {:.0f}%, {:.0f}% | {} of {} | "
+        "{} |\n",
+        g.program, g.algorithm, g.impl, g.dtype, human_bytes((*low)->bytes),
+        human_bytes((*high)->bytes), all.fit.at(0), per_byte(all.fit, 1), per_byte(all.fit, 2),
+        all.fit.r2, all.fit.loo_max * 100, all.fit.loo_median * 100, all.within, ms.size(), each);
     if (missed.empty()) continue;
     misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, g.impl);
     for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));

@@ -48,13 +48,13 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
 
 // The columns read, in to_measurement's order; the last ones are newer than
 // the rest, so a file without them still reads.
-constexpr std::array<const char*, 29> kColumns{
+constexpr std::array<const char*, 32> kColumns{
     "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
     "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
     "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
     "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
-    "nodes", "link_GBps"};
-constexpr size_t kNewer = 4;
+    "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B"};
+constexpr size_t kNewer = 7;
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
 Measurement to_measurement(const Cells& c, const std::string& where) {
@@ -84,6 +84,9 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.chose = c[26];
   if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));
   m.link_GBps = optional_number(c[28], "link_GBps", where);
+  m.port_critical_B = optional_count(c[29], "port_critical_B", where);
+  m.model_port_critical_B = optional_count(c[30], "model_port_critical_B", where);
+  m.model_reduced_max_B = optional_count(c[31], "model_reduced_max_rank_B", where);
   return m;
 }
 

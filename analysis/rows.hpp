@@ -27,6 +27,9 @@ struct Measurement {
   // Counted traffic of a hand-written row (library rows have none).
   std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;
   std::optional<uint64_t> model_steps, model_critical_path_B;
+  // Through the busiest node's link, counted and modelled; what the busiest
+  // reducer reduces (absent from older files).
+  std::optional<uint64_t> port_critical_B, model_port_critical_B, model_reduced_max_B;
   std::string taught_formula;
   std::optional<double> taught_T_B;
   std::string check, note, host, date;  // date: when its program started, one per run

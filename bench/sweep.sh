@@ -133,6 +133,24 @@ if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] && [ -s "$OUT/r
     failed=$((failed + 1))
   fi
 fi
+# The links as the programs meet them: a ping-pong between two of the job's
+# nodes, one rank on each (half a round trip at 4 B; bandwidth at 4 MiB),
+# beside the rate they were given where that is known (COMMLAB_LINK_RATE: the
+# emulated cluster's env.sh sets it).
+links_line() {
+  local csv=$OUT/links.csv
+  # shellcheck disable=SC2086
+  srun $SRUN_LAUNCH_FLAGS --nodes 2 --ntasks 2 --ntasks-per-node 1 "$BIN/sendrecv" -a pingpong \
+    -m 4:4M -f 1024 -i 20 -x 2 --csv "$csv" >"$OUT/links.log" 2>&1 ||
+    { echo "ping-pong failed (links.log)"; return; }
+  # (the columns read come before any that may hold a quoted comma)
+  awk -F, -v given="${COMMLAB_LINK_RATE:-not known}" \
+    -v hosts="$(grep -m1 '^# placement: ' "$OUT/links.log" | cut -d' ' -f3-)" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["algorithm"] == "pingpong" && $c["bytes"] == 4 { lat = $c["t_avg_us"] }
+    $c["algorithm"] == "pingpong" && $c["bytes"] == 4194304 { bw = $c["algbw_GBps"] }
+    END { printf "given %s; ping-pong on %s: half round trip %.1f us at 4 B, %.3f GB/s at 4 MiB\n", given, hosts, lat, bw }' "$csv"
+}
 # machine.md describes where cells ran: rewritten only when this sweep ran some.
 [ "$ran" -gt 0 ] || [ ! -s "$OUT/machine.md" ] && {
   bash bench/machine.sh
@@ -140,6 +158,7 @@ fi
   echo "- settings: $(settings_line)"
   echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
   echo "- cells: $(grep -c '	ok	' "$OUT/cells.tsv") ok, $(grep -c '	failed	' "$OUT/cells.tsv") failed (cells.tsv)"
+  if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then echo "- links: $(links_line)"; fi
   echo "- placement, as the programs saw it:"
   for log in "$OUT"/cells/*.log; do
     cell_p=$(basename "$log" | sed -E 's/.*_P([0-9]+)_.*/\1/')

@@ -67,7 +67,12 @@ struct CollectiveAlgorithm {
   std::string taught_formula = {};
   double (*taught_T)(int P, double N_bytes) = nullptr;
 
-  Traffic model(const JobShape& shape) const { return traffic(shape); }
+  // With the bytes through the busiest node's port, for the shape's placement.
+  Traffic model(const JobShape& shape) const {
+    Traffic t = traffic(shape);
+    t.port_critical_B = port_critical_B(t.messages, shape.nodes.of_rank());
+    return t;
+  }
   Traffic model(int P, size_t count, size_t esize, int root) const {
     return traffic({P, count, esize, root});
   }

@@ -40,8 +40,8 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
     Buffer& before = run.in_place ? out : input;
     out.fill([](size_t) { return kJunk; });
     before.fill([&](size_t i) { return truth.before(me, i); });
-    comm.set_tracing(run.trace);
-    comm.watch(out.data(), out.bytes());
+    comm.set_tracing(true);  // the ports' bytes need every message; snapshots only if asked
+    if (run.trace) comm.watch(out.data(), out.bytes());
     run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
                   run.segment_B});
     if (run.trace) comm.snapshot();
@@ -63,10 +63,11 @@ std::string InProcessResult::verdict(const Traffic& model) const {
   if (!counted.same_counts(model))
     return fmt::format(
         "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
-        "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}",
+        "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}",
         counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
         model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
-        model.msgs_total, counted.steps, model.steps);
+        model.msgs_total, counted.steps, model.steps, counted.port_critical_B,
+        model.port_critical_B);
   return "";
 }
 

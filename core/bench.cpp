@@ -353,7 +353,7 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   c.prepare();
   if (show) show_buffers("before", c.input);
   comm_.reset_counts();
-  comm_.set_tracing(show);
+  comm_.set_tracing(true);  // for --show, and for the bytes through each node's port
   comm_.watch(show ? c.output->data() : nullptr, show ? c.output->bytes() : 0);
   MPI_Barrier(comm_.mpi());
   c.run();

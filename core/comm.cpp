@@ -196,6 +196,10 @@ Traffic Comm::gather_counts() const {
     t.sent_total_B += c[0];
     t.msgs_total += c[3];
   }
+  // Which messages crossed between nodes needs every rank's, so the trace.
+  std::vector<Message> sent;
+  for (const TraceEntry& e : gather_trace()) sent.push_back({e.step, e.from, e.to, e.bytes});
+  t.port_critical_B = port_critical_B(sent, nodes_.of_rank());
   return t;
 }
 

@@ -160,7 +160,9 @@ class Comm {
   std::vector<std::vector<Snapshot>> gather_snapshots() const;  // every rank's, on every rank
 
   // Counting: start a fresh count, then gather every rank's into one Traffic
-  // (collective). Tracing keeps each message for --show.
+  // (collective). Tracing keeps each message, for --show and for the bytes
+  // through the busiest node's port: gather_counts() finds those only in a
+  // traced run (0 otherwise).
   void reset_counts();
   Traffic gather_counts() const;
   void set_tracing(bool on) { tracing_ = on; }   // reset_counts() clears the trace

@@ -82,6 +82,10 @@ const std::vector<CsvColumn>& schema() {
       {"hosts", [](const Row& r) { return r.run->placement.hosts; }},
       {"link_GBps", [](const Row& r) { return r.link_GBps ? fixed(*r.link_GBps, 6) : ""; },
        Kind::real},
+      {"port_critical_B", traffic(&Row::counted, &Traffic::port_critical_B), Kind::integer},
+      {"model_port_critical_B", traffic(&Row::model, &Traffic::port_critical_B), Kind::integer},
+      {"model_reduced_max_rank_B", traffic(&Row::model, &Traffic::reduced_max_rank_B),
+       Kind::integer},
   };
   return columns;
 }

@@ -18,6 +18,24 @@ struct StepLoad {
   uint64_t in_flight_B = 0;     //   their bytes
 };
 
+// One message of a schedule: in which step who sends how many bytes to whom.
+struct Message {
+  int step, from, to;
+  uint64_t bytes;
+};
+
+// The bytes that cross the busiest node's port, summed over the steps. Each
+// node has one link, full duplex, shared by the ranks on it; in each step
+// the link that carries the most to other nodes, or from them, is the one
+// the step waits for. Messages between ranks on one node go through memory
+// and are not counted. node_of_rank empty: one node, nothing crosses.
+//
+//   P = 4 on 2 nodes (n0: 0 1, n1: 2 3), a ring step (r sends c to r+1):
+//   n0 sends c (1 -> 2) and receives c (3 -> 0): its port carries c each way,
+//   where a critical path of ranks would also say c; a tree step in which
+//   ranks 1 and 2 both send N to rank 0 on another node gives 2N.
+uint64_t port_critical_B(const std::vector<Message>& messages, const std::vector<int>& node_of_rank);
+
 struct Traffic {
   uint64_t sent_max_rank_B = 0;  // bytes sent by the busiest sender
   uint64_t recv_max_rank_B = 0;  // bytes received by the busiest receiver
@@ -25,14 +43,20 @@ struct Traffic {
   uint64_t msgs_total = 0;       // messages sent, summed over all ranks
   uint64_t steps = 0;            // communication rounds in the schedule
   uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
+  uint64_t port_critical_B = 0;  // through the busiest node's link, step by step (above)
+  uint64_t reduced_max_rank_B = 0;  // bytes reduced by the rank that reduces the most (model)
   // The schedule step by step as the time model sees it (time_model.hpp);
   // like the critical path, model-only.
   std::vector<StepLoad> path;
+  // Every message, for port_critical_B once the placement is known (model-only).
+  std::vector<Message> messages;
 
-  // The counted transport cannot see the critical path; it is a model-only figure.
+  // The counted transport cannot see the critical path; it is a model-only
+  // figure. The port's bytes it counts from the messages each step really sent.
   bool same_counts(const Traffic& o) const {
     return sent_max_rank_B == o.sent_max_rank_B && recv_max_rank_B == o.recv_max_rank_B &&
-           sent_total_B == o.sent_total_B && msgs_total == o.msgs_total && steps == o.steps;
+           sent_total_B == o.sent_total_B && msgs_total == o.msgs_total && steps == o.steps &&
+           port_critical_B == o.port_critical_B;
   }
 };
 
@@ -48,10 +72,12 @@ enum class Arrival { stored, reduced, reduced_in_flight };
 // cut in segments counts whole): every step waits for its slowest.
 class Tally {
  public:
-  explicit Tally(int P) : sent_(P), recv_(P) {}
+  explicit Tally(int P) : sent_(P), recv_(P), reduced_(P) {}
   void message(int step, int from, int to, uint64_t bytes, Arrival arrival = Arrival::stored) {
     sent_[from] += bytes;
     recv_[to] += bytes;
+    if (arrival != Arrival::stored) reduced_[to] += bytes;
+    messages_.push_back({step, from, to, bytes});
     ++msgs_;
     Step& s = steps_[step];
     s.widest = std::max(s.widest, s.pair_B[{from, to}] += bytes);
@@ -68,7 +94,9 @@ class Tally {
       t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent_[r]);
       t.recv_max_rank_B = std::max(t.recv_max_rank_B, recv_[r]);
       t.sent_total_B += sent_[r];
+      t.reduced_max_rank_B = std::max(t.reduced_max_rank_B, reduced_[r]);
     }
+    t.messages = messages_;
     t.msgs_total = msgs_;
     t.steps = steps_.empty() ? 0 : uint64_t(steps_.rbegin()->first) + 1;
     for (const auto& [index, s] : steps_) {
@@ -95,7 +123,8 @@ class Tally {
     std::map<std::pair<int, int>, uint64_t> pair_B;  // from, to
     uint64_t widest = 0;
   };
-  std::vector<uint64_t> sent_, recv_;
+  std::vector<uint64_t> sent_, recv_, reduced_;
+  std::vector<Message> messages_;
   uint64_t msgs_ = 0;
   std::map<int, Step> steps_;
 };

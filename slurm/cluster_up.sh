@@ -14,6 +14,14 @@ PREFIX=${PREFIX:-/tmp/commlab-cluster}
 NODES=${NODES:-1}
 NCPUS=${NCPUS:-8}
 RATE=${RATE:-}
+# The links' token bucket. A small one makes every message of 16 KiB or
+# more pay the rate, one way: ping-pong GB/s at 16 KiB / 1 MiB at 1gbit,
+# burst 256kb 0.55 (at 32 KiB) / 0.118, 8kb 0.166 / 0.118, 4kb 0.118 / 0.105,
+# 2kb 0.056 / 0.051. But below 256kb, traffic both ways at once (a ring's
+# step) falls to a third: the 4 MiB ring at P = 4 ran at 0.101 GB/s per
+# link with 256kb, 0.039 with 64kb, 0.046 with 8kb and offloads off. Until a
+# shaping does both, the default stays 256kb.
+BURST=${BURST:-256kb}
 # A second cluster beside the first (the tests run one) needs its own of these:
 TAG=${TAG:-cml}          # names: ${TAG}br0, ${TAG}node0.., ${TAG}v0..
 SUBNET=${SUBNET:-10.79.0}
@@ -24,6 +32,7 @@ die() { echo "error: $*" >&2; exit 2; }
 [[ $NODES =~ ^[1-9][0-9]?$ ]] || die "NODES must be a number of nodes from 1 to 99, not '$NODES'"
 [[ $NCPUS =~ ^[1-9][0-9]*$ ]] || die "NCPUS must be a number of CPUs, not '$NCPUS'"
 [ -z "$RATE" ] || [[ $RATE =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] || die "RATE must look like 100mbit or 1gbit, not '$RATE'"
+[[ $BURST =~ ^[0-9]+(b|kb|k|mb|m)$ ]] || die "BURST must look like 8kb, not '$BURST'"
 [[ $TAG =~ ^[a-z]{1,4}$ ]] || die "TAG must be 1 to 4 lower-case letters, not '$TAG'"
 [[ $SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "SUBNET must be the first three numbers of a /24, like 10.79.0"
 [[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a port number, not '$PORT'"
@@ -63,7 +72,7 @@ if [ "$NODES" -gt 1 ]; then
     ip -n $ns addr replace $SUBNET.$((i + 1))/24 dev ${TAG}p$i
     ip -n $ns link set ${TAG}p$i up
     tc -n $ns qdisc del dev ${TAG}p$i root 2>/dev/null || true
-    [ -z "$RATE" ] || tc -n $ns qdisc add dev ${TAG}p$i root tbf rate "$RATE" burst 256kb latency 50ms
+    [ -z "$RATE" ] || tc -n $ns qdisc add dev ${TAG}p$i root tbf rate "$RATE" burst "$BURST" latency 50ms
   done
   names=$(seq -f "${TAG}node%g" 0 $((NODES - 1)))
   controller="$(hostname -s)($SUBNET.254)"
@@ -120,6 +129,12 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
 {
   echo "export SLURM_CONF=$SLURM_CONF"
   echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  # The emulated nodes share this machine's few cores, which Open MPI cannot
+  # know: a rank that spins while it waits takes the core its peer needs (a
+  # 2 KiB all-reduce at P = 3 took 16 ms spinning, 0.1 ms yielding).
+  echo "export OMPI_MCA_mpi_yield_when_idle=1"
+  # What the links were given, for machine.md beside what they measured.
+  [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE (tbf, burst $BURST; emulated)'"
   # Emulated nodes: MPI must use the bridge, not loopback or the host's own interfaces.
   [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24 OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
   true

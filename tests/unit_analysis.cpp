@@ -16,41 +16,58 @@
 
 using namespace commlab;
 
-TEST_CASE("the fit recovers alpha and beta from exact synthetic rows") {
-  const double alpha = 2.5, beta = 0.004;  // us per step, us per byte
-  std::vector<std::array<double, 2>> x;
-  std::vector<double> t;
-  for (int steps : {2, 4, 6})
-    for (double bytes : {0.0, 1e3, 1e5, 1e7}) {
-      x.push_back({double(steps), bytes});
-      t.push_back(alpha * steps + beta * bytes);
+// Rows shaped like a sweep's: ring, tree and master-worker at P = 2..8 over
+// 64 KiB .. 64 MiB, each with its steps, port bytes and reduced bytes.
+std::vector<std::vector<double>> sweep_regressors() {
+  std::vector<std::vector<double>> x;
+  for (int P = 2; P <= 8; ++P)
+    for (double N = 65536; N <= 64e6; N *= 4) {
+      x.push_back({2.0 * (P - 1), 2 * (P - 1) * N / P, (P - 1) * N / P});  // ring
+      x.push_back({4, 3 * N, 2 * N});                                         // tree
+      x.push_back({2.0 * (P - 1), 2 * (P - 1) * N, (P - 1) * N});           // master-worker
     }
-  Fit f = fit_alpha_beta(x, t);
-  CHECK(f.a == Approx(alpha).epsilon(1e-9));
-  CHECK(f.b == Approx(beta).epsilon(1e-9));
-  CHECK(f.r2 == Approx(1.0));
-  CHECK(f.n == 12);
+  return x;
 }
 
-TEST_CASE("the fit with noise: close, and R^2 below 1") {
-  std::vector<std::array<double, 2>> x;
+TEST_CASE("the fit recovers alpha, beta and gamma within 1% from synthetic rows") {
+  const double alpha = 31.6, beta = 0.008, gamma = 0.0006;  // us, us per byte, us per byte
+  const auto x = sweep_regressors();
   std::vector<double> t;
-  int k = 0;
-  for (double bytes = 4; bytes < 1e8; bytes *= 4, ++k) {
-    x.push_back({1, bytes});
-    t.push_back((10 + 1e-3 * bytes) * (k % 2 ? 1.05 : 0.95));  // +-5%
-  }
-  Fit f = fit_alpha_beta(x, t);
-  CHECK(f.a == Approx(10).epsilon(0.06));
-  CHECK(f.b == Approx(1e-3).epsilon(0.06));
+  for (const auto& r : x) t.push_back(alpha * r[0] + beta * r[1] + gamma * r[2]);
+  Fit f = fit_nonnegative(x, t);
+  CHECK(f.at(0) == Approx(alpha).epsilon(0.01));
+  CHECK(f.at(1) == Approx(beta).epsilon(0.01));
+  CHECK(f.at(2) == Approx(gamma).epsilon(0.01));
+  CHECK(f.r2 == Approx(1.0));
+  CHECK(f.loo_max < 0.01);
+  CHECK(f.n == int(x.size()));
+}
+
+TEST_CASE("the fit with noise: close, R^2 below 1, and the leave-one-out error shows it") {
+  const auto x = sweep_regressors();
+  std::vector<double> t;
+  for (size_t i = 0; i < x.size(); ++i)  // +-5%
+    t.push_back((20 * x[i][0] + 0.01 * x[i][1] + 0.001 * x[i][2]) * (i % 2 ? 1.05 : 0.95));
+  Fit f = fit_nonnegative(x, t);
+  CHECK(f.at(1) == Approx(0.01).epsilon(0.06));
   CHECK(f.r2 < 1);
   CHECK(f.r2 > 0.9);
+  CHECK(f.loo_median > 0.01);
+  CHECK(f.loo_max < 0.2);
+}
+
+TEST_CASE("the fit never gives a negative coefficient, where plain least squares would") {
+  // Through (100, 0.5) and (200, 2): the line has alpha = -1.
+  Fit f = fit_nonnegative({{1, 100}, {1, 200}}, {0.5, 2.0});
+  CHECK(f.at(0) == 0);
+  CHECK(f.at(1) > 0);
+  CHECK(f.predict({1, 100}) > 0);
 }
 
 TEST_CASE("the fit with no bytes at all (a barrier) finds alpha alone") {
-  Fit f = fit_alpha_beta({{4, 0}, {4, 0}}, {8, 8});
-  CHECK(f.a == Approx(2));
-  CHECK(f.b == 0);
+  Fit f = fit_nonnegative({{4, 0}, {4, 0}}, {8, 8});
+  CHECK(f.at(0) == Approx(2));
+  CHECK(f.at(1) == 0);
 }
 
 TEST_CASE("a taught formula names the counted quantity it is") {

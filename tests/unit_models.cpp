@@ -109,3 +109,37 @@ TEST_CASE("replayed all-reduce schedules agree with their closed forms") {
       CHECK(tree.critical_path_B == 2 * depth * N);
     }
 }
+
+// The bytes through the busiest node's port (core/traffic.hpp), worked by hand
+// with N = 1200 B.
+TEST_CASE("port-critical bytes: one rank per node, two per node, and one node") {
+  const size_t N = 1200;
+  auto port = [&](const CollectiveAlgorithm& a, int P, int per_node) {
+    return a.model(JobShape{P, N, 1, 0, Nodes::blocks(P, per_node)}).port_critical_B;
+  };
+  const CollectiveAlgorithm ring = allreduce_ring_algorithm(), tree = allreduce_tree_algorithm(),
+                            master = allreduce_master_worker_algorithm();
+  // Ring: every step, each node sends one chunk out and takes one in, however
+  // many ranks it holds: 2(P-1) chunks of N/P.
+  CHECK(port(ring, 4, 1) == 6 * N / 4);
+  CHECK(port(ring, 4, 2) == 6 * N / 4);
+  // Master-worker: the master's link carries N in each of its 2(P-1) steps.
+  CHECK(port(master, 4, 1) == 6 * N);
+  // Tree, P = 3, one rank per node: the root takes both children's N in one
+  // step, then sends N to each: 2N + 2N, where a critical path says 2N.
+  CHECK(port(tree, 3, 1) == 4 * N);
+  CHECK(tree.model(3, N, 1, 0).critical_path_B == 2 * N);
+  // Tree, P = 4 on nodes {0 1} {2 3}: steps 3->1, 2->0, 0->2, 1->3 each cross
+  // once (1->0 and 0->1 stay on node 0): 4N.
+  CHECK(port(tree, 4, 2) == 4 * N);
+  // All on one node: nothing crosses.
+  CHECK(port(ring, 4, 4) == 0);
+  CHECK(ring.model(4, N, 1, 0).port_critical_B == 0);
+}
+
+TEST_CASE("the bytes the busiest reducer reduces") {
+  const size_t N = 1200;
+  CHECK(allreduce_ring_algorithm().model(4, N, 1, 0).reduced_max_rank_B == 3 * N / 4);
+  CHECK(allreduce_master_worker_algorithm().model(4, N, 1, 0).reduced_max_rank_B == 3 * N);
+  CHECK(allreduce_tree_algorithm().model(7, N, 1, 0).reduced_max_rank_B == 2 * N);
+}

@@ -88,7 +88,7 @@ TEST_CASE("hierarchical: only leaders cross nodes, with the ring's share of L le
   CHECK(nodes.sent_max_rank_B == 2 * 2 * N / 3 + N);
   CHECK(nodes.steps == 1 + 4 + 1);
   const Traffic per_rank = h.model(JobShape{6, N, 1, 0, Nodes::blocks(6, 1)});
-  CHECK(per_rank.same_counts(allreduce_ring_algorithm().model(6, N, 1, 0)));
+  CHECK(per_rank.same_counts(allreduce_ring_algorithm().model(JobShape{6, N, 1, 0, Nodes::blocks(6, 1)})));
 }
 
 TEST_CASE("the segment the model picks: many where reductions hide, one where they cannot") {
