@@ -1,6 +1,6 @@
 // report FOLDER: reads FOLDER/rows.csv (or every CSV named on the command
-// line) and FOLDER/cells.tsv when the sweep wrote one, prints the report and
-// writes it to FOLDER/report.md.
+// line), and FOLDER/cells.tsv and FOLDER/links.csv when the sweep wrote them;
+// prints the report and writes it to FOLDER/report.md.
 #include <fmt/format.h>
 #include <fmt/os.h>
 
@@ -39,7 +39,13 @@ int main(int argc, char** argv) {
           if (c == '\t') c = ' ';
         failed.push_back(line);
       }
-    const std::string text = commlab::make_report(rows, folder.filename().string(), failed);
+    // The links' ping-pong, when the sweep measured one (bench/sweep.sh):
+    // bandwidth at its largest message.
+    std::optional<double> link_GBps;
+    if (fs::exists(folder / "links.csv"))
+      for (const auto& m : commlab::read_rows((folder / "links.csv").string()))
+        if (m.hand() && m.t_avg_us > 0) link_GBps = m.bytes / m.t_avg_us / 1e3;
+    const std::string text = commlab::make_report(rows, folder.filename().string(), failed, link_GBps);
     fmt::print("{}", text);
     const fs::path out = folder / "report.md", tmp = folder / ".report.md.tmp";
     {

@@ -26,16 +26,6 @@ Group group_of(const Measurement& m) {
   return {m.program, m.algorithm, m.impl, m.device, m.dtype, m.op};
 }
 
-// The regressors of the time model (fit.hpp). Across nodes, the bytes are
-// those through the busiest node's port; on one node (or in files older than
-// the column), those along the critical path of rank-to-rank messages.
-std::vector<double> regressors(const Measurement& m) {
-  if (!m.hand() || !m.model_steps || !m.model_critical_path_B) return {1.0, double(m.bytes)};
-  const bool across = m.nodes.value_or(1) > 1 && m.model_port_critical_B;
-  return {double(*m.model_steps),
-          double(across ? *m.model_port_critical_B : *m.model_critical_path_B),
-          double(m.model_reduced_max_B.value_or(0))};
-}
 
 std::vector<Quantity> quantities(const Measurement& m) {
   std::vector<Quantity> q;
@@ -315,6 +305,14 @@ std::string against_library(const std::vector<Measurement>& rows) {
 
 }  // namespace
 
+std::vector<double> regressors(const Measurement& m) {
+  if (!m.hand() || !m.model_steps || !m.model_critical_path_B) return {1.0, double(m.bytes)};
+  const bool across = m.nodes.value_or(1) > 1 && m.model_port_critical_B;
+  return {double(*m.model_steps),
+          double(across ? *m.model_port_critical_B : *m.model_critical_path_B),
+          double(m.model_reduced_max_B.value_or(0))};
+}
+
 std::string human_bytes(uint64_t b) {
   if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{} GiB", b >> 30);
   if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{} MiB", b >> 20);
@@ -323,20 +321,22 @@ std::string human_bytes(uint64_t b) {
 }
 
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells) {
+                        const std::vector<std::string>& failed_cells,
+                        std::optional<double> link_GBps) {
   std::set<std::string> hosts;
   for (const Measurement& m : rows) hosts.insert(m.host);
   std::string on;
   for (const auto& h : hosts) on += (on.empty() ? "" : ", ") + h;
   return fmt::format(
-      "# commlab report: {}\n\nMeasured on {}.\n\n## Checks\n\n{}\n"
+      "# commlab report: {}\n\nMeasured on {}.\n\n{}## Checks\n\n{}\n"
       "## Traffic against the taught formulas\n\n{}\n"
       "## Time: the alpha-beta model\n\n{}\n"
       "## Hand-written against the library\n\n{}\n"
       "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
       "## -a auto against MPI_Allreduce\n\n"
       "auto's median time over the library's in the same run; the median of those over runs.\n{}",
-      title, on.empty() ? "-" : on, checks(rows) + failed(failed_cells), traffic(rows),
+      title, on.empty() ? "-" : on, formulas_summary(rows, link_GBps),
+      checks(rows) + failed(failed_cells), traffic(rows),
       timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows));
 }
 

@@ -2,6 +2,7 @@
 // formulas, the alpha-beta fit of every algorithm, and each hand-written
 // algorithm against the library, as Markdown.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,9 +10,24 @@
 
 namespace commlab {
 
-// `failed_cells`: sweep cells that did not finish (cells.tsv), listed under the checks.
+// `failed_cells`: sweep cells that did not finish (cells.tsv), listed under
+// the checks; `link_GBps`: the links' ping-pong bandwidth, where the sweep
+// measured one (links.csv), beside the fitted 1/beta.
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells = {});
+                        const std::vector<std::string>& failed_cells = {},
+                        std::optional<double> link_GBps = {});
+
+// The regressors of the time model for a row (fit.hpp). Hand-written: steps,
+// bytes and reduced bytes, where the bytes are those through the busiest
+// node's port when the ranks ran on several nodes, else those along the
+// critical path (one node, or files older than the column). Library: 1, N.
+std::vector<double> regressors(const Measurement& m);
+
+// summary.cpp: the report's first screen. Per hand-written algorithm, does
+// the fitted model predict every row of 1 MiB or more within 15%, its 1/beta
+// beside the link's; then how time grows with P, measured, modelled and as
+// the taught formulas say, and where the taught formula misleads.
+std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps);
 
 // choice.cpp: per P and size, the fastest all-reduce algorithm measured
 // beside the time model's pick and the crossovers; -a auto over

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -276,4 +277,54 @@ TEST_CASE("a time or rate that is empty, negative or not finite is refused, neve
   CHECK_THROWS_WITH(read_rows("f.csv", with("taught_T_B", "nan")), Catch::Contains("taught_T_B"));
   CHECK(read_rows("f.csv", with("t_avg_us", "0")).size() == 2);
   CHECK(read_rows("f.csv", with("t_avg_us", "1e3"))[1].t_avg_us == 1000);
+}
+
+// Rows of three algorithms at P = 2..4, one rank per node, timed exactly by a
+// model with alpha 50 us, 1/beta 0.1 GB/s, 1/gamma 10 GB/s. (The ring's and
+// master-worker's reduced bytes are half their port bytes: only the tree's
+// tell beta from gamma.)
+std::vector<Measurement> modelled_rows() {
+  std::vector<Measurement> rows;
+  for (int P = 2; P <= 4; ++P)
+    for (uint64_t N : {uint64_t(1) << 20, uint64_t(1) << 24}) {
+      struct { const char* name; double steps, port, reduced, taught; } algos[] = {
+          {"ring", 2.0 * (P - 1), 2.0 * (P - 1) * N / P, (P - 1.0) * N / P, 2.0 * (P - 1) * N / P},
+          {"master_worker", 2.0 * (P - 1), 2.0 * (P - 1) * N, (P - 1.0) * N, (P - 1.0) * N},
+          // the binary tree: its root takes 1 or 2 children's N, gives back as many
+          {"tree", P == 4 ? 4.0 : 2.0, (P == 2 ? 2.0 : P == 3 ? 4.0 : 6.0) * N,
+           (P == 2 ? 1.0 : 2.0) * N, std::log2(P) * N},
+      };
+      for (const auto& a : algos) {
+        Measurement m;
+        m.program = std::string("allreduce_") + a.name, m.algorithm = a.name, m.impl = "hand";
+        m.device = "host", m.dtype = "float32", m.op = "sum", m.check = "ok";
+        m.P = P, m.bytes = N, m.count = N / 4, m.nodes = P;
+        m.model_steps = uint64_t(a.steps), m.model_critical_path_B = uint64_t(a.port);
+        m.model_port_critical_B = uint64_t(a.port), m.model_reduced_max_B = uint64_t(a.reduced);
+        m.taught_T_B = a.taught, m.taught_formula = "T";
+        m.t_avg_us = 50 * a.steps + a.port / 0.1e3 + a.reduced / 10e3;
+        rows.push_back(m);
+      }
+    }
+  return rows;
+}
+
+TEST_CASE("the summary: a machine that follows the model passes, and the taught formula's miss is named") {
+  auto rows = modelled_rows();
+  // P = 6 on 3 nodes, twice as slow as the model says: shown apart, not fitted.
+  Measurement shared = rows.front();
+  shared.P = 6, shared.nodes = 3, shared.t_avg_us *= 2;
+  rows.push_back(shared);
+  const std::string s = formulas_summary(rows, 0.1);
+  INFO(s);
+  CHECK(s.find("## Do the formulas hold?") == 0);
+  CHECK(s.find("1/gamma 10 GB/s") != std::string::npos);
+  CHECK(s.find("| tree | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
+  CHECK(s.find("| ring | 6 (ranks share nodes: not fitted) | no (0 of 1) | -50% at P = 6, 1 MiB |") != std::string::npos);
+  CHECK(s.find("1/beta 0.1 GB/s (the links' ping-pong: 0.1 GB/s, fitted ") != std::string::npos);
+  CHECK(s.find("| ring | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
+  CHECK(s.find("| master_worker | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
+  // master-worker's taught (P-1)N counts one phase: its port carries twice that.
+  CHECK(s.find("but the busiest node's link carries 100663296 B (x2.00)") != std::string::npos);
+  CHECK(formulas_summary({}, {}).empty());
 }

@@ -1,0 +1,201 @@
+// The first screen of a report: do the formulas hold here? For each
+// hand-written algorithm, the time model fitted to its rows (fit.hpp) and
+// whether it predicts every row of 1 MiB or more within 15%, its 1/beta
+// beside the link's measured bandwidth; then how the time grows with P,
+// measured, modelled and as the taught formulas say, and the sentence a
+// student should read where the taught formula misleads (a tree's root takes
+// two children's N through one link; master-worker's root carries both
+// phases, twice the taught (P-1)N).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include "core/stats.hpp"
+#include "fit.hpp"
+#include "report.hpp"
+
+namespace commlab {
+
+namespace {
+
+constexpr double kWithin = 0.15;
+constexpr uint64_t kLarge_B = uint64_t{1} << 20;
+
+using Rows = std::vector<const Measurement*>;
+
+// Where the model is meant to hold, and is fitted: the network decides (1 MiB
+// or more) and, where some runs had one rank per node, those runs: ranks that
+// share a node share its cores and its link's queue, which the model does
+// not see. The other rows are predicted all the same, and shown apart.
+bool one_per_node(const Measurement& m) { return m.nodes && *m.nodes == m.P && m.P > 1; }
+struct Domain {
+  bool by_node = false;  // some rows had one rank per node: fit only those
+  bool holds(const Measurement& m) const {
+    return m.bytes >= kLarge_B && (!by_node || one_per_node(m));
+  }
+};
+using Key = std::tuple<std::string, std::string, std::string, std::string>;  // algorithm, program, device, dtype
+
+// The hand-written all-reduce algorithms: the formulas the summary tests are theirs.
+std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
+  std::map<Key, Rows> groups;
+  for (const Measurement& m : rows)
+    if (m.hand() && m.check == "ok" && m.model_steps && m.t_avg_us > 0 && m.P > 1 &&
+        m.program.rfind("allreduce", 0) == 0)
+      groups[{m.algorithm, m.program, m.device, m.dtype}].push_back(&m);
+  return groups;
+}
+
+Fit fit_of(const Rows& ms) {
+  std::vector<std::vector<double>> x;
+  std::vector<double> t;
+  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_avg_us);
+  return fit_nonnegative(x, t);
+}
+
+double off(const Fit& f, const Measurement& m) {
+  return (f.predict(regressors(m)) - m.t_avg_us) / m.t_avg_us;
+}
+
+std::string name_of(const Key& key) {
+  const auto& [algorithm, program, device, dtype] = key;
+  return program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program);
+}
+
+std::string ps_of(const Rows& ms) {
+  auto [lo, hi] = std::minmax_element(ms.begin(), ms.end(), [](auto* a, auto* b) { return a->P < b->P; });
+  return (*lo)->P == (*hi)->P ? fmt::format("{}", (*lo)->P) : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
+}
+
+// One line of the verdict table, for `ms` (rows of 1 MiB or more): how many
+// the model predicts within 15%, the worst and the median miss.
+std::string verdict(const std::string& algorithm, const std::string& where, const Rows& ms,
+                    const Fit& f) {
+  if (ms.empty()) return "";
+  std::vector<double> misses;
+  const Measurement* worst = nullptr;
+  for (const Measurement* m : ms) {
+    misses.push_back(std::abs(off(f, *m)));
+    if (!worst || misses.back() > std::abs(off(f, *worst))) worst = m;
+  }
+  const auto within = std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
+  return fmt::format("| {} | {} {} | {} ({} of {}) | {:+.0f}% at P = {}, {} | {:.0f}% |\n", algorithm,
+                     ps_of(ms), where, within == long(misses.size()) ? "**yes**" : "no", within,
+                     misses.size(), off(f, *worst) * 100, worst->P, human_bytes(worst->bytes),
+                     median(misses) * 100);
+}
+
+// At the largest size swept at every P: each P's row, in P order.
+Rows at_common_size(const Rows& ms) {
+  std::map<int, std::map<uint64_t, const Measurement*>> by_P;
+  for (const Measurement* m : ms)
+    if (m->P >= 2) by_P[m->P][m->bytes] = m;
+  uint64_t common = 0;
+  for (const auto& [bytes, m] : by_P.empty() ? std::map<uint64_t, const Measurement*>{}
+                                             : by_P.begin()->second) {
+    bool everywhere = true;
+    for (const auto& [P, sizes] : by_P) everywhere &= sizes.count(bytes) > 0;
+    if (everywhere) common = bytes;
+  }
+  Rows out;
+  for (const auto& [P, sizes] : by_P)
+    if (sizes.count(common)) out.push_back(sizes.at(common));
+  return out;
+}
+
+// How the time grows with P, beside the model and the formulas; then, where
+// the taught formula's growth or size is off, the sentence that says so.
+std::string growth(const Key& key, const Rows& ms, const Fit& f) {
+  const Rows rows = at_common_size(ms);
+  if (rows.size() < 2) return "";
+  const Measurement& base = *rows.front();
+  const int P0 = base.P;
+  auto taught = [](const Measurement& m) { return m.taught_T_B.value_or(0); };
+  auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+  std::string s = fmt::format(
+      "\n**{}**, N = {}: time at P over time at P = {}\n\n"
+      "| P | measured | model | taught T ({}) | P-1 | 2(P-1)/P | log2 P |\n|---|---|---|---|---|---|---|\n",
+      name_of(key), human_bytes(base.bytes), P0,
+      base.taught_formula.empty() ? "none" : base.taught_formula);
+  for (const Measurement* m : rows) {
+    const double P = m->P;
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", m->P, ratio(m->t_avg_us, base.t_avg_us),
+                     ratio(f.predict(regressors(*m)), f.predict(regressors(base))),
+                     ratio(taught(*m), taught(base)), ratio(P - 1, P0 - 1),
+                     ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0), ratio(std::log2(P), std::log2(P0)));
+  }
+  const Measurement& top = *rows.back();
+  const double measured = top.t_avg_us / base.t_avg_us, told = taught(base) > 0 ? taught(top) / taught(base) : 0;
+  const uint64_t port = top.model_port_critical_B.value_or(0);
+  if (told > 0 && std::abs(told / measured - 1) > kWithin)
+    s += fmt::format("\nThe taught {} grows x{:.2f} from P = {} to {}, the measured time x{:.2f}.",
+                     top.taught_formula, told, P0, top.P, measured);
+  if (port > 0 && taught(top) > 0 && std::abs(port / taught(top) - 1) > kWithin)
+    s += fmt::format(" At P = {} the taught T is {:.0f} B, but the busiest node's link carries {} B "
+                     "(x{:.2f}).",
+                     top.P, taught(top), port, port / taught(top));
+  return s + "\n";
+}
+
+}  // namespace
+
+std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps) {
+  const auto groups = hand_groups(rows);
+  if (groups.empty()) return "";
+  // One fit for all the algorithms on the same data: alpha, beta and gamma
+  // are the machine's, not an algorithm's (and within one algorithm its
+  // bytes and reduced bytes grow together, so one fit alone cannot tell
+  // beta from gamma).
+  Domain domain;
+  for (const auto& [key, ms] : groups)
+    for (const Measurement* m : ms) domain.by_node |= one_per_node(*m);
+  std::map<std::pair<std::string, std::string>, Rows> pooled;  // device, dtype
+  for (const auto& [key, ms] : groups) {
+    Rows& fitted = pooled[{std::get<2>(key), std::get<3>(key)}];
+    std::copy_if(ms.begin(), ms.end(), std::back_inserter(fitted), [&](auto* m) { return domain.holds(*m); });
+  }
+  std::map<std::pair<std::string, std::string>, Fit> fits;
+  for (const auto& [data, ms] : pooled) fits[data] = fit_of(ms);
+  auto fit_for = [&](const Key& key) -> const Fit& { return fits.at({std::get<2>(key), std::get<3>(key)}); };
+  std::string s =
+      "## Do the formulas hold?\n\n"
+      "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
+      "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
+      "x reduced bytes, fitted to all their rows of 1 MiB or more at once (non-negative least "
+      "squares; where some runs had one rank per node, to those runs alone): does it predict "
+      "each algorithm's rows of 1 MiB or more within 15%? Rows outside the fit are predicted "
+      "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
+      "bandwidth, where the sweep measured one (machine.md).\n\n";
+  auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };
+  for (const auto& [data, f] : fits) {
+    std::string link = "not measured";
+    if (link_GBps) link = fmt::format("{:.3g} GB/s", *link_GBps);
+    if (link_GBps && f.at(1) > 0) link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
+    s += fmt::format("- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
+                     "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+                     data.first, data.second, f.at(0), rate(f.at(1)), link, rate(f.at(2)), f.r2,
+                     f.loo_max * 100, f.loo_median * 100, f.n);
+  }
+  s += "\n| algorithm | P | model within 15%, N >= 1 MiB | worst | median miss |\n"
+       "|---|---|---|---|---|\n";
+  for (const auto& [key, ms] : groups) {
+    Rows in, out;
+    for (const Measurement* m : ms)
+      if (m->bytes >= kLarge_B) (domain.holds(*m) ? in : out).push_back(m);
+    s += verdict(name_of(key), domain.by_node ? "(one rank per node, fitted)" : "(fitted)", in, fit_for(key));
+    s += verdict(name_of(key), "(ranks share nodes: not fitted)", out, fit_for(key));
+  }
+  std::string grown;
+  for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));
+  if (!grown.empty())
+    s += "\nHow the time grows with P, at the largest size swept at every P: measured, the "
+         "fitted model, the algorithm's taught formula, and the three growths the formulas are "
+         "made of.\n" + grown;
+  return s + "\n";
+}
+
+}  // namespace commlab
