@@ -9,8 +9,26 @@
 
 #include "report.hpp"
 
+namespace {
+namespace fs = std::filesystem;
+
+// The summary's fitted model beside each row it covers, for plot.py (which
+// draws the model from these numbers, not from a copy of the model).
+void write_model_csv(const fs::path& path,
+                     const std::vector<std::pair<const commlab::Measurement*, double>>& times) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    auto f = fmt::output_file(tmp.string());
+    f.print("program,algorithm,device,dtype,P,bytes,t_avg_us,t_fitted_us\n");
+    for (const auto& [m, us] : times)
+      f.print("{},{},{},{},{},{},{:.3f},{:.3f}\n", m->program, m->algorithm, m->device, m->dtype,
+              m->P, m->bytes, m->t_avg_us, us);
+  }
+  fs::rename(tmp, path);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
-  namespace fs = std::filesystem;
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     fmt::print(argc < 2 ? stderr : stdout,
                "usage: report FOLDER [FILE.csv ...]\n"
@@ -46,6 +64,7 @@ int main(int argc, char** argv) {
       for (const auto& m : commlab::read_rows((folder / "links.csv").string()))
         if (m.hand() && m.t_avg_us > 0) link_GBps = m.bytes / m.t_avg_us / 1e3;
     const std::string text = commlab::make_report(rows, folder.filename().string(), failed, link_GBps);
+    write_model_csv(folder / "model.csv", commlab::fitted_times(rows));
     fmt::print("{}", text);
     const fs::path out = folder / "report.md", tmp = folder / ".report.md.tmp";
     {

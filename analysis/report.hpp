@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rows.hpp"
@@ -28,6 +29,9 @@ std::vector<double> regressors(const Measurement& m);
 // beside the link's; then how time grows with P, measured, modelled and as
 // the taught formulas say, and where the taught formula misleads.
 std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps);
+// The same fitted model's time for each hand-written all-reduce row it
+// covers (P > 1, checked ok), for the plot beside the measured times.
+std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows);
 
 // choice.cpp: per P and size, the fastest all-reduce algorithm measured
 // beside the time model's pick and the crossovers; -a auto over

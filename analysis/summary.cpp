@@ -141,26 +141,45 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
   return s + "\n";
 }
 
+// One fit for all the algorithms on the same data: alpha, beta and gamma are
+// the machine's, not an algorithm's (and within one algorithm its bytes and
+// reduced bytes grow together, so one fit alone cannot tell beta from gamma).
+using Data = std::pair<std::string, std::string>;  // device, dtype
+struct Pooled {
+  std::map<Key, Rows> groups;
+  Domain domain;
+  std::map<Data, Fit> fits;
+  const Fit& of(const Key& key) const { return fits.at({std::get<2>(key), std::get<3>(key)}); }
+};
+Pooled pooled_fits(const std::vector<Measurement>& rows) {
+  Pooled p;
+  p.groups = hand_groups(rows);
+  for (const auto& [key, ms] : p.groups)
+    for (const Measurement* m : ms) p.domain.by_node |= one_per_node(*m);
+  std::map<Data, Rows> fitted;
+  for (const auto& [key, ms] : p.groups) {
+    Rows& mine = fitted[{std::get<2>(key), std::get<3>(key)}];
+    std::copy_if(ms.begin(), ms.end(), std::back_inserter(mine), [&](auto* m) { return p.domain.holds(*m); });
+  }
+  for (const auto& [data, ms] : fitted) p.fits[data] = fit_of(ms);
+  return p;
+}
+
 }  // namespace
 
+std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows) {
+  const Pooled p = pooled_fits(rows);
+  std::vector<std::pair<const Measurement*, double>> out;
+  for (const auto& [key, ms] : p.groups)
+    for (const Measurement* m : ms) out.push_back({m, p.of(key).predict(regressors(*m))});
+  return out;
+}
+
 std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps) {
-  const auto groups = hand_groups(rows);
+  const Pooled p = pooled_fits(rows);
+  const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
-  // One fit for all the algorithms on the same data: alpha, beta and gamma
-  // are the machine's, not an algorithm's (and within one algorithm its
-  // bytes and reduced bytes grow together, so one fit alone cannot tell
-  // beta from gamma).
-  Domain domain;
-  for (const auto& [key, ms] : groups)
-    for (const Measurement* m : ms) domain.by_node |= one_per_node(*m);
-  std::map<std::pair<std::string, std::string>, Rows> pooled;  // device, dtype
-  for (const auto& [key, ms] : groups) {
-    Rows& fitted = pooled[{std::get<2>(key), std::get<3>(key)}];
-    std::copy_if(ms.begin(), ms.end(), std::back_inserter(fitted), [&](auto* m) { return domain.holds(*m); });
-  }
-  std::map<std::pair<std::string, std::string>, Fit> fits;
-  for (const auto& [data, ms] : pooled) fits[data] = fit_of(ms);
-  auto fit_for = [&](const Key& key) -> const Fit& { return fits.at({std::get<2>(key), std::get<3>(key)}); };
+  auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
   std::string s =
       "## Do the formulas hold?\n\n"
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
@@ -171,9 +190,14 @@ std::string formulas_summary(const std::vector<Measurement>& rows, std::optional
       "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
       "bandwidth, where the sweep measured one (machine.md).\n\n";
   auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };
+  const std::string measured = link_GBps ? fmt::format("{:.3g} GB/s", *link_GBps) : "not measured";
   for (const auto& [data, f] : fits) {
-    std::string link = "not measured";
-    if (link_GBps) link = fmt::format("{:.3g} GB/s", *link_GBps);
+    if (f.n == 0) {
+      s += fmt::format("- **{} {}**: no rows of 1 MiB or more, so nothing to fit (the links' "
+                       "ping-pong: {}).\n", data.first, data.second, measured);
+      continue;
+    }
+    std::string link = measured;
     if (link_GBps && f.at(1) > 0) link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
     s += fmt::format("- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
                      "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",

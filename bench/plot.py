@@ -4,7 +4,8 @@
   traffic_vs_P.png   bytes the busiest rank sends, counted, over the taught formulas
   time_vs_size.png   time per call against message size, one panel per operation
   busbw_vs_size.png  bus bandwidth against size, hand-written beside the library
-  time_vs_P.png      all-reduce time against P at the largest size swept
+  time_vs_P.png      all-reduce time against P at the largest size swept, with the
+                     report's fitted model (model.csv) and the taught formula's growth
   fastest_vs_size.png  per P and size, the fastest all-reduce algorithm measured,
                      beside the one the time model predicted
 """
@@ -117,6 +118,19 @@ def by_size(rows, folder, column, ylabel, filename, logy):
     plt.close(fig)
 
 
+def model_at(folder, N):
+    """The report's fitted model at size N, per algorithm: [(P, ms)]; empty without model.csv."""
+    path = folder / "model.csv"
+    if not path.exists():
+        return {}
+    fitted = defaultdict(list)
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if int(r["bytes"]) == N:
+                fitted[r["algorithm"]].append((int(r["P"]), float(r["t_fitted_us"]) / 1e3))
+    return fitted
+
+
 def time_vs_P(rows, folder):
     ar = [r for r in rows if is_allreduce(r["program"])]
     if not ar:
@@ -127,9 +141,20 @@ def time_vs_P(rows, folder):
         if int(r["bytes"]) == N:
             series[line_name(r)].append((int(r["P"]), float(r["t_avg_us"]) / 1e3))
     fig, ax = plt.subplots(figsize=(7, 5))
+    fitted = model_at(folder, N)
     for name, pts in sorted(series.items()):
         pts = mean_by(pts)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, markersize=6, **style(name))
+        drawn = ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, markersize=6, **style(name))
+        colour = drawn[0].get_color()
+        if name in fitted:  # the report's fitted model (model.csv), not a copy of it
+            model = sorted(fitted[name])
+            ax.plot([p for p, _ in model], [t for _, t in model], "--", color=colour, alpha=0.7,
+                    label=f"{name}: model")
+        if name in TAUGHT and pts[0][0] >= 2:  # the taught formula's growth, from the smallest P
+            formula, T, _, _ = TAUGHT[name]
+            P0, t0 = pts[0]
+            ax.plot([p for p, _ in pts], [t0 * T(p) / T(P0) for p, _ in pts], ":", color=colour,
+                    alpha=0.7, label=f"{name}: taught {formula}")
     ax.set(xlabel="processes P", ylabel="time per call (ms)",
            title=f"All-reduce of N = {N >> 20} MiB against P" if N >= 1 << 20 else f"All-reduce of {N} B against P")
     ax.set_xticks(sorted({p for pts in series.values() for p, _ in pts}))

@@ -119,6 +119,7 @@ if [ $rc = 0 ] && [ "$(grep -c '^ *2 cmtnode[0-3]$' "$TMP/job.out")" = 4 ] \
    && grep -q "P=2: 2 nodes x 1 rank: cmtnode\[0-1\]" "$TMP/multi/machine.md" \
    && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["P"] == 8 && ($c["nodes"] != 4 || $c["ranks_per_node"] != 2 || $c["hosts"] != "cmtnode[0-3]") { bad = 1 } END { exit bad }' "$TMP/multi/rows.csv" \
    && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["impl"] == "hand" { n++; if (!($c["port_critical_B"] > 0 && $c["port_critical_B"] == $c["model_port_critical_B"])) bad = 1 } END { exit bad || !n }' "$TMP/multi/rows.csv" \
+   && grep -Eq "the links' ping-pong: 0\.[0-9]+ GB/s" "$TMP/multi/report.md" \
    && grep -Eq "^- links: given 1gbit \(tbf, burst 256kb; emulated\); ping-pong on 2 nodes x 1 rank: cmtnode\[0-1\]: half round trip [0-9.]+ us at 4 B, 0\.[0-9]+ GB/s at 4 MiB$" "$TMP/multi/machine.md"; then
   ok "multinode.sbatch on 4 nodes: 2 ranks per node, 4 cells ok, placement in header, machine.md and CSV; port bytes counted = model; the links' ping-pong in machine.md"
 else fail "multinode.sbatch (exit $rc)"; fi
