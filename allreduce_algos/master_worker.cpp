@@ -7,6 +7,8 @@
 //   steps P-1 .. 2P-3   the master sends the result to worker w
 //
 // The workers are served in the order master+1, master+2, ... (mod P).
+#include <algorithm>
+
 #include "collectives/collective.hpp"
 
 namespace commlab {
@@ -41,6 +43,13 @@ Traffic model_allreduce_master_worker(int P, size_t count, size_t esize, int roo
   return t.traffic();
 }
 
+// At any scale, master 0: every worker's N crosses the master's link twice,
+// but for the workers on the master's own node.
+ScaledTraffic scaled_allreduce_master_worker(int P, double N, int ranks_per_node) {
+  const int off_node = P - std::min(ranks_per_node, P);
+  return {2.0 * (P - 1), 2.0 * off_node * N, (P - 1) * N};
+}
+
 }  // namespace
 
 // The textbook's T: what the busiest rank sends.
@@ -48,6 +57,7 @@ CollectiveAlgorithm allreduce_master_worker_algorithm() {
   CollectiveAlgorithm a{"master_worker", allreduce_master_worker, sized<model_allreduce_master_worker>};
   a.taught_formula = "(P-1)*N";
   a.taught_T = [](int P, double N) { return (P - 1) * N; };
+  a.at_scale = scaled_allreduce_master_worker;
   return a;
 }
 

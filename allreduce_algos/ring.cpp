@@ -32,6 +32,13 @@ Traffic model_allreduce_ring(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// At any scale: each node's link carries one chunk out and one in per step,
+// the chunks that cross from its last rank to the next node's first.
+ScaledTraffic scaled_allreduce_ring(int P, double N, int ranks_per_node) {
+  const double steps = 2.0 * (P - 1), chunk = N / P;
+  return {steps, ranks_per_node < P ? steps * chunk : 0, (P - 1) * chunk};
+}
+
 }  // namespace
 
 // The textbook's T: what the busiest rank sends.
@@ -39,6 +46,7 @@ CollectiveAlgorithm allreduce_ring_algorithm() {
   CollectiveAlgorithm a{"ring", allreduce_ring, sized<model_allreduce_ring>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.at_scale = scaled_allreduce_ring;
   return a;
 }
 

@@ -2,11 +2,13 @@
 // formulas, the alpha-beta fit of every algorithm, and each hand-written
 // algorithm against the library, as Markdown.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fit.hpp"
 #include "rows.hpp"
 
 namespace commlab {
@@ -29,6 +31,10 @@ std::vector<double> regressors(const Measurement& m);
 // beside the link's; then how time grows with P, measured, modelled and as
 // the taught formulas say, and where the taught formula misleads.
 std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps);
+// That fitted model itself, per device and dtype: coefficients alpha (us per
+// step), beta (us per port byte) and gamma (us per reduced byte), for
+// bin/predict --fit.
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows);
 // The same fitted model's time for each hand-written all-reduce row it
 // covers (P > 1, checked ok), for the plot beside the measured times.
 std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows);

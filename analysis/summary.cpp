@@ -185,6 +185,10 @@ std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vecto
   return out;
 }
 
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows) {
+  return pooled_fits(rows).fits;
+}
+
 std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps) {
   const Pooled p = pooled_fits(rows);
   const auto& [groups, domain, fits] = p;

@@ -66,6 +66,9 @@ struct CollectiveAlgorithm {
   // The textbook's T for it, written out and as a number of bytes, if it has one.
   std::string taught_formula = {};
   double (*taught_T)(int P, double N_bytes) = nullptr;
+  // The traffic model in closed form at any scale (traffic.hpp), root 0;
+  // null where an algorithm has none yet.
+  ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;
 
   // With the bytes through the busiest node's port, for the shape's placement.
   Traffic model(const JobShape& shape) const {

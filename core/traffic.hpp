@@ -60,6 +60,17 @@ struct Traffic {
   }
 };
 
+// The time model's figures for a run too large to list message by message
+// (P = 2^20): an algorithm's closed form of its Tally, for ranks in blocks of
+// k per node (Nodes::blocks) and N bytes cut evenly: its steps do not depend
+// on N and its bytes grow in proportion to it. The unit tests hold each one
+// to its Tally's figures; bin/predict evaluates them.
+struct ScaledTraffic {
+  double steps = 0;
+  double port_critical_B = 0;     // through the busiest node's link; 0 on one node
+  double reduced_max_rank_B = 0;  // by the rank that reduces the most
+};
+
 // What the receiver does with a message before its step can end: stores it,
 // reduces it into its own buffer, or reduces it while the next message of
 // the step is already in flight (a pipeline: only the last one's reduction

@@ -180,4 +180,25 @@ refused $? "CSV without a final newline" "does not end with a newline"
 cmp -s "$TMP/cut.csv" "$TMP/cut_before.csv" && ok "cut CSV left untouched" || fail "cut CSV changed"
 RUN_TIMEOUT=60
 
+# predict (no MPI): the tree against the ring at P = 4 with alpha 1 us and
+# 1 GB/s, by hand: tree 4 steps, 6N through the root's link (two children
+# at the first level); ring 6 steps, 6 chunks of N/4: 4 + 6N/1000 = 6 +
+# 1.5N/1000 at N = 444 B; at 1 KiB master-worker 6 + 6.144, the ring
+# 6 + 1.536, the tree 4 + 6.144 us. P = 2^20 at a size is one line. Bad input: one line.
+pred() { timeout 60 "$BIN/predict" "$@" >"$TMP/out" 2>"$TMP/err"; }
+pred --alpha 1 --bandwidth 1 -P 4 -m 4:4K -f 4
+grep -q "^P = 4: tree up to 444 B, then ring$" "$TMP/out" \
+  && grep -qE "^ +4 +1 KiB +12.14 +7.54 +10.14 +ring$" "$TMP/out" \
+  && ok "predict: tree to ring at 444 B for P = 4 (alpha 1 us, 1 GB/s)" || { fail "predict crossover"; cat "$TMP/out"; }
+pred --link ib-hdr -P 1048576 -m 1G -a ring,tree --csv "$TMP/p.csv"
+[ "$(grep -cE '^ +1048576 +1 GiB ' "$TMP/out")" = 1 ] && [ "$(wc -l < "$TMP/p.csv")" = 3 ] \
+  && ok "predict at P = 2^20: a row, and the CSV" || fail "predict P = 2^20"
+pred --link 400gbe; refused $? "predict: unknown link" "no such link (choose from"
+pred -P 0 --link ib-hdr; refused $? "predict: P = 0" "P must be 1 to 1048576"
+pred -P 2097152 --link ib-hdr; refused $? "predict: P past 2^20" "P must be 1 to 1048576"
+pred --alpha 1; refused $? "predict: alpha without bandwidth" "go together"
+pred --bandwidth 1 --link ib-hdr; refused $? "predict: two links" "say which link, once"
+pred --fit "$TMP/nowhere"; refused $? "predict: --fit without rows" "no rows.csv there"
+pred --link ib-hdr -a ring,nothing; refused $? "predict: unknown algorithm" "no such algorithm"
+
 finish

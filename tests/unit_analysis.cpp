@@ -11,8 +11,10 @@
 
 #include "analysis/fit.hpp"
 #include "analysis/formulas.hpp"
+#include "analysis/links.hpp"
 #include "analysis/report.hpp"
 #include "analysis/rows.hpp"
+#include "collectives/collective.hpp"
 #include "core/results.hpp"
 
 using namespace commlab;
@@ -327,4 +329,20 @@ TEST_CASE("the summary: a machine that follows the model passes, and the taught 
   // master-worker's taught (P-1)N counts one phase: its port carries twice that.
   CHECK(s.find("but the busiest node's link carries 100663296 B (x2.00)") != std::string::npos);
   CHECK(formulas_summary({}, {}).empty());
+}
+
+// bin/predict's number for the ring at P = 1024, N = 1 GiB on A100 NVLink,
+// worked by hand: 2046 steps; in each, one chunk of 1 GiB / 1024 = 1 MiB
+// through every GPU's link each way; 2046 MiB at 300 GB/s is 7151.29 us,
+// plus 2046 x 0.6 us (NCCL's NVLink latency per ring step).
+TEST_CASE("predict: the ring at P = 1024, 1 GiB, A100 NVLink, by hand") {
+  const LinkModel nvlink = named_link("nvlink-a100");
+  CHECK(nvlink.alpha_us == 0.6);
+  CHECK(nvlink.GBps == 300);
+  const ScaledTraffic ring = allreduce_ring_algorithm().at_scale(1024, double(1 << 30), 1);
+  CHECK(ring.steps == 2046);
+  CHECK(ring.port_critical_B == 2046.0 * (1 << 20));
+  const double us = nvlink.fit().predict({ring.steps, ring.port_critical_B, ring.reduced_max_rank_B});
+  CHECK(us == Approx(2046 * 0.6 + 7151.29).epsilon(1e-6));
+  CHECK_THROWS_AS(named_link("nvlink-h100"), ReportError);
 }

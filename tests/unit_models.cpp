@@ -143,3 +143,30 @@ TEST_CASE("the bytes the busiest reducer reduces") {
   CHECK(allreduce_master_worker_algorithm().model(4, N, 1, 0).reduced_max_rank_B == 3 * N);
   CHECK(allreduce_tree_algorithm().model(7, N, 1, 0).reduced_max_rank_B == 2 * N);
 }
+
+// The closed forms bin/predict runs at P = 2^20 (at_scale) against the listed
+// schedules they stand for, wherever the Tally can be run: every P to 64,
+// nodes of 1, 2, 3 and 5 ranks and one node, N cut evenly.
+TEST_CASE("each closed form at scale equals its algorithm's Tally") {
+  int with_closed_form = 0;
+  const auto allreduce = make_allreduce();
+  for (const CollectiveAlgorithm& a : allreduce->algorithms) {
+    if (!a.at_scale) continue;
+    ++with_closed_form;
+    for (int P = 1; P <= 64; ++P)
+      for (int k : {1, 2, 3, 5, P}) {
+        const size_t count = 3 * size_t(P), esize = 4;
+        INFO(a.name << ", P = " << P << ", " << k << " ranks per node");
+        const Traffic t = a.model(JobShape{P, count, esize, 0, Nodes::blocks(P, k)});
+        const ScaledTraffic s = a.at_scale(P, double(count * esize), k);
+        CHECK(s.steps == double(t.steps));
+        CHECK(s.port_critical_B == double(t.port_critical_B));
+        CHECK(s.reduced_max_rank_B == double(t.reduced_max_rank_B));
+        const ScaledTraffic per_B = a.at_scale(P, 1, k);  // what predict scales by N
+        CHECK(per_B.steps == s.steps);
+        CHECK(per_B.port_critical_B * double(count * esize) == Approx(s.port_critical_B));
+        CHECK(per_B.reduced_max_rank_B * double(count * esize) == Approx(s.reduced_max_rank_B));
+      }
+  }
+  CHECK(with_closed_form >= 3);  // master-worker, the ring, the tree
+}

@@ -1,0 +1,62 @@
+#include "links.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "rows.hpp"
+
+namespace commlab {
+
+namespace {
+
+// Bandwidth each way of one node's (or GPU's) link, as the vendor states it;
+// alpha, the time a small message takes one way, as measured or modelled in
+// the source named (docs/predict.md cites each in full). The GPU links take
+// NCCL's own per-step latency for its ring with small messages: NCCL's tuner
+// has one figure per kind of link, not per generation.
+const std::vector<LinkModel>& links() {
+  static const std::string nccl = "NCCL v2.30.7-1 src/graph/tuning.cc hwLat, ring, LL";
+  static const std::vector<LinkModel> all = {
+      {"pcie3", 1.0, 15.75, "PCIe gen3 x16, GPU to GPU", nccl + " (PCI)"},
+      {"pcie4", 1.0, 31.5, "PCIe gen4 x16, GPU to GPU", nccl + " (PCI)"},
+      {"nvlink-v100", 0.6, 150, "NVLink 2 on V100: 6 links x 25 GB/s each way", nccl + " (NVLINK)"},
+      {"nvlink-a100", 0.6, 300, "NVLink 3 on A100: 12 links x 25 GB/s each way (50 both ways)",
+       nccl + " (NVLINK)"},
+      {"efa-400", 17.2, 50, "AWS EFA, 400 Gbit/s per node (p4d)",
+       "osu_latency 0 B, c5n.18xlarge (EFA, no p4d figure published), aws-parallelcluster test results"},
+      {"ib-hdr", 1.47, 25, "InfiniBand HDR, 200 Gbit/s",
+       "osu_multi_lat 0 B, host memory, ABCI 2.0 (aistabci/abci2.0benchmark)"},
+      {"1gbe", 55, 0.125, "Ethernet 1 Gbit/s, kernel TCP", "half of a 110 us TCP round trip, 100 B (serverfault 791539)"},
+      {"10gbe", 20, 1.25, "Ethernet 10 Gbit/s, kernel TCP", "Hurwitz and Feng, Hot Interconnects 2003"},
+      {"100gbe", 0.92, 12.5, "Ethernet 100 Gbit/s, RoCE v2", "ib_send_lat 8 B, ConnectX-5, no switch (morrismeyer/warpforge)"},
+  };
+  return all;
+}
+
+}  // namespace
+
+LinkModel named_link(const std::string& name) {
+  std::string choices;
+  for (const LinkModel& l : links()) {
+    if (l.name == name) return l;
+    choices += (choices.empty() ? "" : ", ") + l.name;
+  }
+  throw ReportError("--link " + name + ": no such link (choose from " + choices + ")");
+}
+
+std::string links_table() {
+  std::string t = "| link | alpha (us) | GB/s each way | what | source |\n|---|---|---|---|---|\n";
+  for (const LinkModel& l : links())
+    t += fmt::format("| {} | {:g} | {:g} | {} | {} |\n", l.name, l.alpha_us, l.GBps, l.what, l.source);
+  return t;
+}
+
+std::string describe(const LinkModel& l) {
+  return fmt::format("{}: alpha {:g} us, {:g} GB/s each way, {} ({})", l.name, l.alpha_us, l.GBps,
+                     l.gamma_GBps > 0 ? fmt::format("reducing at {:g} GB/s", l.gamma_GBps)
+                                      : std::string("reductions free"),
+                     l.what);
+}
+
+}  // namespace commlab
