@@ -52,6 +52,25 @@ Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, in
   return t.traffic();
 }
 
+// At any scale: the fold's step in and step out (ranks past the power of
+// two hand N to a partner and take the result back), and log2 p2 steps in
+// which every virtual rank swaps N with the one a bit away and reduces it.
+ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per_node) {
+  const PowerOfTwoFold fold(P);
+  StepPorts ports(P, ranks_per_node);
+  double crossing = 0, steps = 0;
+  if (fold.extra) {
+    for (int i = 0; i < fold.extra; ++i) ports.message(2 * i, 2 * i + 1);
+    crossing += 2 * double(ports.end_step()), steps += 2;  // in, and the same back out
+  }
+  for (int bit = 1; bit < fold.p2; bit *= 2, ++steps) {
+    for (int v = 0; v < fold.p2; ++v) ports.message(fold.real_rank(v), fold.real_rank(v ^ bit));
+    crossing += double(ports.end_step());
+  }
+  const double exchanges = steps - (fold.extra ? 2 : 0);
+  return {steps, crossing * N, (exchanges + (fold.extra ? 1 : 0)) * N};
+}
+
 }  // namespace
 
 // The textbook's T: what the busiest rank sends, for a power of two.
@@ -60,6 +79,7 @@ CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
                         sized<model_allreduce_recursive_doubling>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.at_scale = scaled_allreduce_recursive_doubling;
   return a;
 }
 

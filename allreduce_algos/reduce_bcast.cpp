@@ -46,6 +46,22 @@ Traffic model_allreduce_reduce_bcast(int P, size_t count, size_t esize, int root
   return t.traffic();
 }
 
+// At any scale, root 0: round k (d = 2^k) of the reduce sends N from v = d,
+// 3d, 5d, ... to v - d; round k of the broadcast from every v < d to v + d.
+// The root reduces one N per round.
+ScaledTraffic scaled_allreduce_reduce_bcast(int P, double N, int ranks_per_node) {
+  const int rounds = binomial_rounds(P);
+  StepPorts ports(P, ranks_per_node);
+  double crossing = 0;
+  for (int64_t d = 1; d < P; d *= 2) {
+    for (int64_t v = d; v < P; v += 2 * d) ports.message(v, v - d);
+    crossing += double(ports.end_step());
+    for (int64_t v = 0; v < d && v + d < P; ++v) ports.message(v, v + d);
+    crossing += double(ports.end_step());
+  }
+  return {2.0 * rounds, crossing * N, rounds * N};
+}
+
 }  // namespace
 
 // The textbook's T: what the root sends, for a power of two.
@@ -53,6 +69,7 @@ CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
   CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast, sized<model_allreduce_reduce_bcast>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.at_scale = scaled_allreduce_reduce_bcast;
   return a;
 }
 

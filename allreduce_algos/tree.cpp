@@ -18,7 +18,6 @@
 //                    3   4 5           depth 2 (D = 2)
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "collectives/collective.hpp"
 
@@ -68,18 +67,13 @@ Traffic model_allreduce_tree(int P, size_t count, size_t esize, int root) {
 // time (two children's N into one parent, or k leaves out of one node).
 // One pass over the ranks, level by level.
 ScaledTraffic scaled_allreduce_tree(int P, double N, int ranks_per_node) {
-  const int64_t k = ranks_per_node, D = depth(P - 1);
-  std::vector<int64_t> out(P / k + 1), in(P / k + 1);
+  const int D = depth(P - 1);
+  StepPorts ports(P, ranks_per_node);
   double crossing = 0;  // the busiest port's messages, summed over the levels
   for (int64_t d = 1; d <= D; ++d) {
     const int64_t first = (int64_t{1} << d) - 1, last = std::min((int64_t{2} << d) - 2, int64_t(P) - 1);
-    int64_t most = 0;
-    for (int64_t v = first; v <= last; ++v)
-      if (const int64_t from = v / k, to = (v - 1) / 2 / k; from != to)
-        most = std::max({most, ++out[from], ++in[to]});
-    std::fill(out.begin() + first / k, out.begin() + last / k + 1, 0);
-    std::fill(in.begin() + (first - 1) / 2 / k, in.begin() + (last - 1) / 2 / k + 1, 0);
-    crossing += double(most);
+    for (int64_t v = first; v <= last; ++v) ports.message(v, (v - 1) / 2);
+    crossing += double(ports.end_step());
   }
   return {2.0 * D, 2 * crossing * N, std::min(P - 1, 2) * N};
 }

@@ -186,7 +186,7 @@ RUN_TIMEOUT=60
 # 1.5N/1000 at N = 444 B; at 1 KiB master-worker 6 + 6.144, the ring
 # 6 + 1.536, the tree 4 + 6.144 us. P = 2^20 at a size is one line. Bad input: one line.
 pred() { timeout 60 "$BIN/predict" "$@" >"$TMP/out" 2>"$TMP/err"; }
-pred --alpha 1 --bandwidth 1 -P 4 -m 4:4K -f 4
+pred --alpha 1 --bandwidth 1 -P 4 -m 4:4K -f 4 -a master_worker,ring,tree
 grep -q "^P = 4: tree up to 444 B, then ring$" "$TMP/out" \
   && grep -qE "^ +4 +1 KiB +12.14 +7.54 +10.14 +ring$" "$TMP/out" \
   && ok "predict: tree to ring at 444 B for P = 4 (alpha 1 us, 1 GB/s)" || { fail "predict crossover"; cat "$TMP/out"; }
