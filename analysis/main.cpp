@@ -2,11 +2,11 @@
 // line), and FOLDER/cells.tsv and FOLDER/links.csv when the sweep wrote them;
 // prints the report and writes it to FOLDER/report.md.
 #include <fmt/format.h>
-#include <fmt/os.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "output.hpp"
 #include "report.hpp"
 
 namespace {
@@ -14,17 +14,12 @@ namespace fs = std::filesystem;
 
 // The summary's fitted model beside each row it covers, for plot.py (which
 // draws the model from these numbers, not from a copy of the model).
-void write_model_csv(const fs::path& path,
-                     const std::vector<std::pair<const commlab::Measurement*, double>>& times) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    auto f = fmt::output_file(tmp.string());
-    f.print("program,algorithm,device,dtype,P,bytes,t_avg_us,t_fitted_us\n");
-    for (const auto& [m, us] : times)
-      f.print("{},{},{},{},{},{},{:.3f},{:.3f}\n", m->program, m->algorithm, m->device, m->dtype,
-              m->P, m->bytes, m->t_avg_us, us);
-  }
-  fs::rename(tmp, path);
+std::string model_csv(const std::vector<std::pair<const commlab::Measurement*, double>>& times) {
+  std::string text = "program,algorithm,device,dtype,P,bytes,t_avg_us,t_fitted_us\n";
+  for (const auto& [m, us] : times)
+    text += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f}\n", m->program, m->algorithm, m->device,
+                        m->dtype, m->P, m->bytes, m->t_avg_us, us);
+  return text;
 }
 }  // namespace
 
@@ -64,14 +59,11 @@ int main(int argc, char** argv) {
       for (const auto& m : commlab::read_rows((folder / "links.csv").string()))
         if (m.hand() && m.t_avg_us > 0) link_GBps = m.bytes / m.t_avg_us / 1e3;
     const std::string text = commlab::make_report(rows, folder.filename().string(), failed, link_GBps);
-    write_model_csv(folder / "model.csv", commlab::fitted_times(rows));
+    const commlab::WholeFile report((folder / "report.md").string(), "report"),
+        model((folder / "model.csv").string(), "report");
+    model.write(model_csv(commlab::fitted_times(rows)));
     fmt::print("{}", text);
-    const fs::path out = folder / "report.md", tmp = folder / ".report.md.tmp";
-    {
-      auto f = fmt::output_file(tmp.string());
-      f.print("{}", text);
-    }
-    fs::rename(tmp, out);  // never a half-written report
+    report.write(text);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

@@ -7,7 +7,6 @@
 // message-by-message model. The links and where their figures come from:
 // links.hpp and docs/predict.md.
 #include <fmt/format.h>
-#include <fmt/os.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -18,10 +17,15 @@
 #include "core/errors.hpp"
 #include "core/options.hpp"
 #include "links.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace commlab {
 namespace {
+
+// The largest N predicted: petabytes are past any all-reduce, and every
+// size up to here is exact in a double, and so in the CSV.
+constexpr double kMaxBytes = 0x1p50;
 
 struct Settings {
   std::vector<int> Ps;
@@ -29,7 +33,7 @@ struct Settings {
   int ranks_per_node = 1;
   LinkModel link;
   std::vector<const CollectiveAlgorithm*> algorithms;
-  std::string csv;
+  std::optional<WholeFile> csv;
 };
 
 // One prediction: the table's and the CSV's row fields.
@@ -45,8 +49,9 @@ double time_us(const LinkModel& link, const ScaledTraffic& s) {
   return link.fit().predict({s.steps, s.port_critical_B, s.reduced_max_rank_B});
 }
 
-// "2:1024" (powers of two) or "1000", each item of -P; every P 1 to 2^20.
-std::vector<int> parse_ranks(const std::vector<std::string>& items) {
+// -P: items "P" or "MIN:MAX" (MIN, 2 MIN, 4 MIN, ... up to MAX), each P 1 to
+// 2^20; sorted, a repeat dropped.
+std::vector<int> parse_ranks(const std::string& text) {
   constexpr size_t kMaxP = size_t{1} << 20;
   auto one = [&](const std::string& s) {
     const size_t P = parse_count(s, "-P");
@@ -54,7 +59,8 @@ std::vector<int> parse_ranks(const std::vector<std::string>& items) {
     return int(P);
   };
   std::vector<int> Ps;
-  for (const std::string& item : items) {
+  for (const std::string& item :
+       parse_list<std::string>("-P", text, {}, Repeats::dropped, [](const std::string& i) { return i; })) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) {
       Ps.push_back(one(item));
@@ -64,21 +70,26 @@ std::vector<int> parse_ranks(const std::vector<std::string>& items) {
     if (lo > hi) throw UsageError(fmt::format("-P {}: the first must not exceed the last", item));
     for (int64_t P = lo; P <= hi; P *= 2) Ps.push_back(int(P));
   }
+  std::sort(Ps.begin(), Ps.end());
+  Ps.erase(std::unique(Ps.begin(), Ps.end()), Ps.end());
   return Ps;
 }
 
 // A crossover size to three figures: "16.1 MiB".
 std::string about_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
+  while (bytes >= 1024 && u < 5) bytes /= 1024, ++u;
   return fmt::format("{:.3g} {}", bytes, units[u]);
 }
 
-// At one P, the algorithm fastest for each N: the lower envelope of the
-// lines t(N) = alpha x steps + N x (time per byte), since the closed forms'
-// steps do not depend on N and their bytes grow in proportion to it.
+// At one P, the algorithm fastest for each N from 1 B to kMaxBytes: the
+// lower envelope of the lines t(N) = alpha x steps + N x (time per byte),
+// since the closed forms' steps do not depend on N and their bytes grow in
+// proportion to it. Slopes within a relative 1e-9 are parallel lines that
+// never cross, not a crossing far away made of rounding.
 std::string crossovers(const Settings& s, int P) {
+  if (P == 1) return "P = 1: one rank already holds the sum; nothing to do\n";
   struct Line { const CollectiveAlgorithm* a; double at0_us, per_B_us; };
   std::vector<Line> lines;
   for (const CollectiveAlgorithm* a : s.algorithms) {
@@ -86,20 +97,21 @@ std::string crossovers(const Settings& s, int P) {
     const double at0 = time_us(s.link, {per_B.steps, 0, 0});
     lines.push_back({a, at0, time_us(s.link, per_B) - at0});
   }
-  auto below = [](const Line& x, const Line& y) {
-    return x.at0_us < y.at0_us || (x.at0_us == y.at0_us && x.per_B_us < y.per_B_us);
+  auto faster_at_1B = [](const Line& x, const Line& y) {
+    const double tx = x.at0_us + x.per_B_us, ty = y.at0_us + y.per_B_us;
+    return tx < ty || (tx == ty && x.per_B_us < y.per_B_us);
   };
-  const Line* best = &*std::min_element(lines.begin(), lines.end(), below);
+  const Line* best = &*std::min_element(lines.begin(), lines.end(), faster_at_1B);
   std::string text = fmt::format("P = {}: {}", P, best->a->name);
-  for (double from_B = 0;;) {
+  for (double from_B = 1;;) {
     const Line* next = nullptr;
-    double at_B = std::numeric_limits<double>::infinity();
+    double at_B = kMaxBytes;
     for (const Line& l : lines)
-      if (l.per_B_us < best->per_B_us) {
+      if (l.per_B_us < best->per_B_us * (1 - 1e-9)) {
         const double cross = (l.at0_us - best->at0_us) / (best->per_B_us - l.per_B_us);
         if (cross >= from_B && cross < at_B) at_B = cross, next = &l;
       }
-    if (!next) return text + "\n";
+    if (!next) return text + (from_B == 1 ? " at every size\n" : "\n");
     text += fmt::format(" up to {}, then {}", about_bytes(at_B), next->a->name);
     best = next, from_B = at_B;
   }
@@ -116,26 +128,50 @@ std::string table(const Settings& s, const std::vector<Row>& rows) {
       t += fmt::format(" {:>20.2f}", rows[j].t_us);
       if (rows[j].t_us < best->t_us) best = &rows[j];
     }
-    t += fmt::format("  {}\n", best->algorithm->name);
+    t += fmt::format("  {}\n", rows[i].P == 1 ? "-" : best->algorithm->name);
   }
   return t;
 }
 
-void write_csv(const Settings& s, const std::vector<Row>& rows) {
-  const std::string tmp = s.csv + ".tmp";
-  {
-    auto f = fmt::output_file(tmp);
-    f.print("link,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,reduced_max_rank_B,t_us\n");
-    for (const Row& r : rows)
-      f.print("{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.9g}\n", s.link.name, r.P, s.ranks_per_node, r.bytes,
-              r.algorithm->name, r.figures.steps, r.figures.port_critical_B,
-              r.figures.reduced_max_rank_B, r.t_us);
-  }
-  std::filesystem::rename(tmp, s.csv);  // never a half-written file
+std::string csv_text(const Settings& s, const std::vector<Row>& rows) {
+  std::string t = "link,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,reduced_max_rank_B,t_us\n";
+  for (const Row& r : rows)
+    t += fmt::format("{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.9g}\n", s.link.name, r.P, s.ranks_per_node,
+                     r.bytes, r.algorithm->name, r.figures.steps, r.figures.port_critical_B,
+                     r.figures.reduced_max_rank_B, r.t_us);
+  return t;
 }
 
-// The link: named, by hand, or fitted to a results folder (the report's
-// summary fit, its first device and dtype).
+// alpha, beta and gamma fitted to a results folder's rows: the report's
+// summary fit (its first device and dtype), from runs across nodes, since
+// on one node the fit's bytes are a critical path, not a link's.
+LinkModel fitted_link(const std::string& folder) {
+  namespace fs = std::filesystem;
+  const std::string rows_csv = (fs::path(folder) / "rows.csv").string();
+  if (!fs::exists(rows_csv)) throw UsageError("--fit " + folder + ": no rows.csv there");
+  const std::vector<Measurement> rows = read_rows(rows_csv);
+  if (std::none_of(rows.begin(), rows.end(), [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
+    throw UsageError("--fit " + folder + ": every run was on one node, where no byte crosses a link; "
+                     "fit a folder measured across nodes");
+  const auto fits = formulas_fits(rows);
+  if (fits.empty() || fits.begin()->second.at(1) <= 0)
+    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of 1 MiB or more to fit");
+  const auto& [data, f] = *fits.begin();
+  if (f.n < 3)
+    throw UsageError(fmt::format("--fit {}: {} rows of 1 MiB or more; alpha, beta and gamma need 3 at least",
+                                 folder, f.n));
+  const std::string label = fs::weakly_canonical(folder).filename().string();
+  LinkModel fitted{"fit:" + label, f.at(0), 1e-3 / f.at(1),
+                   fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of 1 MiB or more "
+                               "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
+                               "error {:.0f}% median, {:.0f}% at most",
+                               rows_csv, data.first, data.second, f.n, f.r2, f.loo_median * 100, f.loo_max * 100),
+                   ""};
+  if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
+  return fitted;
+}
+
+// The link: named, by hand, or fitted to a results folder.
 LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
                       std::optional<double> GBps, const std::string& folder) {
   const int given = !name.empty() + (alpha_us || GBps) + !folder.empty();
@@ -143,21 +179,9 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
     throw UsageError("say which link, once: --link NAME (--links lists them), --alpha US "
                      "--bandwidth GBPS, or --fit FOLDER");
   if (!name.empty()) return named_link(name);
-  if (alpha_us || GBps) {
-    if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
-    return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
-  }
-  const std::string rows_csv = folder + "/rows.csv";
-  if (!std::filesystem::exists(rows_csv)) throw UsageError("--fit " + folder + ": no rows.csv there");
-  const auto fits = formulas_fits(read_rows(rows_csv));
-  if (fits.empty() || fits.begin()->second.n == 0 || fits.begin()->second.at(1) <= 0)
-    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of 1 MiB or more to fit");
-  const auto& [data, f] = *fits.begin();
-  LinkModel fitted{"fit:" + std::filesystem::path(folder).filename().string(), f.at(0),
-                   1e-3 / f.at(1), fmt::format("fitted to {} ({} {}, {} rows)", rows_csv,
-                                               data.first, data.second, f.n), ""};
-  if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
-  return fitted;
+  if (!folder.empty()) return fitted_link(folder);
+  if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
+  return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
 }
 
 // Each algorithm's figures once per P, for N = 1 B, then scaled to every N
@@ -178,61 +202,92 @@ std::vector<Row> predictions(const Settings& s) {
   return rows;
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{"predict: the all-reduce algorithms' times on a link, from the port model, without MPI"};
-  Settings s;
-  std::vector<std::string> ranks{"2:1024"};
-  std::string sizes = "4:1G", link_name, folder;
+// The algorithms -a names ("all", or a list), those with a closed form.
+std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& text) {
+  static const auto allreduce = make_allreduce();
+  std::vector<std::string> known;
+  for (const CollectiveAlgorithm& a : allreduce->algorithms)
+    if (a.at_scale) known.push_back(a.name);
   Options picked;
   picked.program = "predict";
+  if (text != "all")
+    picked.algorithms =
+        parse_list<std::string>("-a", text, {}, Repeats::refused, [](const std::string& a) { return a; });
+  std::vector<const CollectiveAlgorithm*> out;
+  for (const std::string& name : pick_algorithms(picked, known))
+    for (const CollectiveAlgorithm& a : allreduce->algorithms)
+      if (a.name == name) out.push_back(&a);
+  return out;
+}
+
+// The command line, every input checked before anything is printed (the
+// --csv path too); nullopt after --help or --links.
+std::optional<Settings> parse(int argc, char** argv) {
+  CLI::App app{"predict: the all-reduce algorithms' times on a link, from the port model, without MPI"};
+  std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", link_name, folder, csv;
   double factor = 4;
   std::optional<double> alpha_us, GBps, gamma_GBps;
   bool list_links = false;
-  app.add_option("-P", ranks, "ranks: MIN:MAX (powers of two) or a list, 1 to 2^20 (default 2:1024)")
-      ->delimiter(',');
-  app.add_option("-m", sizes, "sizes N: MIN:MAX bytes, K/M/G suffixes (default 4:1G)");
-  app.add_option("-f", factor, "size factor (default 4)")->check(finite_within(kFactorMin, kFactorMax));
+  Settings s;
+  app.add_option("-P", ranks, "P: a list of P or MIN:MAX (MIN, 2 MIN, 4 MIN, ... up to MAX), 1 to 2^20 "
+                              "(default 2:1024)")
+      ->type_name("LIST");
+  app.add_option("-m", sizes, "N: MIN:MAX in bytes, with K, M or G (default 4:1G), up to 1 PiB")->type_name("SIZES");
+  app.add_option("-f", factor, "size factor from MIN to MAX (default 4)")->type_name("X")->check(finite_within(kFactorMin, kFactorMax));
   app.add_option("--ranks-per-node", s.ranks_per_node, "ranks sharing a node's link (default 1)")
+      ->type_name("K")
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--link", link_name, "a named link (--links lists them)");
-  app.add_option("--alpha", alpha_us, "by hand: latency per step, us")->check(finite_within(0, 1e9));
-  app.add_option("--bandwidth", GBps, "by hand: the link's GB/s each way")->check(finite_within(1e-9, 1e9));
+  app.add_option("--link", link_name, "a named link (--links lists them)")->type_name("NAME");
+  app.add_option("--alpha", alpha_us, "by hand: latency per step, us")->type_name("US")->check(finite_within(0, 1e9));
+  app.add_option("--bandwidth", GBps, "by hand: the link's GB/s each way")->type_name("GBPS")->check(finite_within(1e-9, 1e9));
   app.add_option("--gamma-bandwidth", gamma_GBps, "GB/s at which a rank reduces (default: free)")
+      ->type_name("GBPS")
       ->check(finite_within(1e-9, 1e9));
-  app.add_option("--fit", folder, "alpha, beta and gamma fitted to a results folder's rows");
-  app.add_option("-a", picked.algorithms, "algorithms, comma-separated (default: every one with a closed form)")
-      ->delimiter(',');
-  app.add_option("--csv", s.csv, "write every prediction to FILE");
+  app.add_option("--fit", folder, "alpha, beta and gamma fitted to a results folder's rows.csv")->type_name("FOLDER");
+  app.add_option("-a", algorithms, "algorithms, comma-separated, or all (default: every one with a closed form)")
+      ->type_name("LIST");
+  app.add_option("--csv", csv, "write every prediction to FILE")->type_name("FILE");
   app.add_flag("--links", list_links, "list the named links, their figures and sources");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e), std::nullopt;
     throw UsageError(e.what());
   }
-  if (list_links) return fmt::print("{}", links_table()), 0;
+  if (list_links) return fmt::print("{}", links_table()), std::nullopt;
   s.Ps = parse_ranks(ranks);
-  const auto colon = sizes.find(':');
-  s.sizes_B = colon == std::string::npos
-                  ? std::vector<size_t>{parse_size(sizes)}
-                  : size_range(parse_size(sizes.substr(0, colon)), parse_size(sizes.substr(colon + 1)), factor);
+  s.sizes_B = parse_size_range(sizes, factor);
+  if (double(s.sizes_B.back()) > kMaxBytes) throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
   s.link = chosen_link(link_name, alpha_us, GBps, folder);
   if (gamma_GBps) s.link.gamma_GBps = *gamma_GBps;
-  const auto allreduce = make_allreduce();
-  std::vector<std::string> known;
-  for (const CollectiveAlgorithm& a : allreduce->algorithms)
-    if (a.at_scale) known.push_back(a.name);
-  for (const std::string& name : pick_algorithms(picked, known))
-    for (const CollectiveAlgorithm& a : allreduce->algorithms)
-      if (a.name == name) s.algorithms.push_back(&a);
+  s.algorithms = chosen_algorithms(algorithms);
+  if (app.count("--csv")) s.csv.emplace(csv, "--csv");
+  return s;
+}
 
-  const std::vector<Row> rows = predictions(s);
-  fmt::print("# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link "
-             "+ gamma x bytes reduced\n# link: {}\n# ranks per node: {} (ranks on one node talk "
-             "through memory, which this model takes as free)\n{}\n# fastest, by size:\n",
-             describe(s.link), s.ranks_per_node, table(s, rows));
-  for (int P : s.Ps) fmt::print("{}", crossovers(s, P));
-  if (!s.csv.empty()) write_csv(s, rows);
+// The header says what is free: bytes between ranks on one node, not the
+// alpha of a step.
+std::string header(const Settings& s) {
+  std::string h = fmt::format(
+      "# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link + gamma x "
+      "bytes the busiest rank reduces\n# link: {}\n# ranks per node: {} (a byte between ranks on one node "
+      "costs nothing here; every step still costs alpha)\n",
+      describe(s.link), s.ranks_per_node);
+  std::string one_node;
+  for (int P : s.Ps)
+    if (P > 1 && P <= s.ranks_per_node) one_node += fmt::format("{}{}", one_node.empty() ? "" : ", ", P);
+  if (!one_node.empty()) h += "# at P = " + one_node + " every rank is on one node: no byte crosses a link\n";
+  return h;
+}
+
+int run(int argc, char** argv) {
+  const std::optional<Settings> s = parse(argc, argv);
+  if (!s) return 0;
+  const std::vector<Row> rows = predictions(*s);
+  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n", header(*s), table(*s, rows));
+  for (int P : s->Ps) fmt::print("{}", crossovers(*s, P));
+  std::fflush(stdout);  // before the CSV, which may go to the same place (--csv /dev/stdout)
+  if (s->csv) s->csv->write(csv_text(*s, rows));
   return 0;
 }
 

@@ -17,11 +17,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+COLUMNS = {"link", "P", "ranks_per_node", "bytes", "algorithm", "t_us"}
+
+
+def read(path):
+    """predict's rows past P = 1 (where every time is 0), or one line and exit."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            if not COLUMNS <= set(reader.fieldnames or ()):
+                sys.exit(f"error: {path}: not a CSV from predict --csv (it needs {', '.join(sorted(COLUMNS))})")
+            rows = list(reader)
+            return [r for r in rows if int(r["P"]) > 1]
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        sys.exit(f"error: {path}: {e}")
+
+
 def main(path, out):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read(path)
     if not rows:
-        sys.exit(f"error: {path}: no predictions")
+        sys.exit(f"error: {path}: no predictions at P > 1 to draw")
     names = list(dict.fromkeys(r["algorithm"] for r in rows))
     color = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
     t = defaultdict(dict)  # (P, bytes) -> algorithm -> us
@@ -40,11 +55,17 @@ def main(path, out):
         right.scatter(N, P, color=color[min(a, key=a.get)], marker="s", s=30)
     for n in names:
         right.scatter([], [], color=color[n], marker="s", label=n)
-    right.set(xscale="log", yscale="log", xlabel="N (bytes)", ylabel="P", title="fastest algorithm")
-    right.legend(fontsize=8, loc="lower left", framealpha=0.9)
+    right.set(xscale="log", xlabel="N (bytes)", ylabel="P", title="fastest algorithm")
+    right.set_yscale("log", base=2)
+    if len(Ps) <= 21:  # each P asked for, by name
+        right.set_yticks(Ps, [str(P) for P in Ps])
+    right.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.suptitle(f"predicted all-reduce times: {rows[0]['link']}, {rows[0]['ranks_per_node']} rank(s) per node")
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    try:
+        fig.savefig(out, dpi=100)
+    except OSError as e:
+        sys.exit(f"error: {out}: {e}")
 
 
 if __name__ == "__main__":

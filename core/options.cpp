@@ -71,6 +71,13 @@ std::vector<size_t> size_range(size_t lo, size_t hi, double factor) {
   return v;
 }
 
+std::vector<size_t> parse_size_range(const std::string& text, double factor) {
+  const auto colon = text.find(':');
+  const size_t lo = parse_size(text.substr(0, colon));
+  const size_t hi = colon == std::string::npos ? lo : parse_size(text.substr(colon + 1));
+  return size_range(lo, hi, factor);
+}
+
 std::vector<size_t> Options::counts_for(DType t) const {
   if (!counts.empty()) return counts;
   std::vector<size_t> v;
@@ -81,31 +88,6 @@ std::vector<size_t> Options::counts_for(DType t) const {
   return v;
 }
 
-namespace {
-// A comma-separated list, each item parsed; "all" (where the flag has it)
-// for every value. Empty items and an empty list are refused: running the
-// default instead would not be what was asked. A repeat is dropped where it
-// is harmless (a count, e.g. P-1 = 0 at P = 1 in a script's list) and
-// refused where it is likely a slip (a dtype, an op, an algorithm).
-enum class Repeats { dropped, refused };
-template <class T, class ParseOne>
-std::vector<T> parse_list(const std::string& flag, const std::string& text,
-                          const std::vector<T>& all, Repeats repeats, ParseOne parse) {
-  if (text == "all" && !all.empty()) return all;
-  std::vector<T> v;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty()) throw UsageError(flag + " " + text + ": an empty item in the list");
-    T value = parse(item);
-    if (std::find(v.begin(), v.end(), value) == v.end())
-      v.push_back(std::move(value));
-    else if (repeats == Repeats::refused)
-      throw UsageError(flag + " " + text + ": '" + item + "' is listed twice");
-  }
-  if (v.empty() || text.back() == ',') throw UsageError(flag + " '" + text + "': an empty list");
-  return v;
-}
-}  // namespace
 
 std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known) {
   if (o.algorithms.empty()) return known;
@@ -183,10 +165,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
     o.counts = parse_list<size_t>("-n", counts, {}, Repeats::dropped, [](const std::string& c) {
       return parse_count(c, "-n");
     });
-  auto colon = sizes.find(':');
-  size_t lo = parse_size(sizes.substr(0, colon));
-  size_t hi = colon == std::string::npos ? lo : parse_size(sizes.substr(colon + 1));
-  o.sizes_B = size_range(lo, hi, o.factor);
+  o.sizes_B = parse_size_range(sizes, o.factor);
   if (algorithms != "all")
     o.algorithms = parse_list<std::string>("-a", algorithms, {}, Repeats::refused,
                                            [](const std::string& a) { return a; });

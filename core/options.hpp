@@ -2,10 +2,13 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <algorithm>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "types.hpp"
 
 namespace commlab {
@@ -65,5 +68,31 @@ double parse_finite(const std::string& text, double min, double max, const std::
 // The same check for a CLI11 option, before CLI11 converts the value.
 CLI::Validator finite_within(double min, double max);
 std::vector<size_t> size_range(size_t min_B, size_t max_B, double factor);
+// -m's "MIN:MAX" (or one size) with factor -f between them.
+std::vector<size_t> parse_size_range(const std::string& text, double factor);
+
+// A comma-separated list, each item parsed; "all" (where the flag has it)
+// for every value. Empty items and an empty list are refused: running the
+// default instead would not be what was asked. A repeat is dropped where it
+// is harmless (a count, e.g. P-1 = 0 at P = 1 in a script's list) and
+// refused where it is likely a slip (a dtype, an op, an algorithm).
+enum class Repeats { dropped, refused };
+template <class T, class ParseOne>
+std::vector<T> parse_list(const std::string& flag, const std::string& text,
+                          const std::vector<T>& all, Repeats repeats, ParseOne parse) {
+  if (text == "all" && !all.empty()) return all;
+  std::vector<T> v;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) throw UsageError(flag + " " + text + ": an empty item in the list");
+    T value = parse(item);
+    if (std::find(v.begin(), v.end(), value) == v.end())
+      v.push_back(std::move(value));
+    else if (repeats == Repeats::refused)
+      throw UsageError(flag + " " + text + ": '" + item + "' is listed twice");
+  }
+  if (v.empty() || text.back() == ',') throw UsageError(flag + " '" + text + "': an empty list");
+  return v;
+}
 
 }  // namespace commlab

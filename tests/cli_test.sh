@@ -200,5 +200,40 @@ pred --alpha 1; refused $? "predict: alpha without bandwidth" "go together"
 pred --bandwidth 1 --link ib-hdr; refused $? "predict: two links" "say which link, once"
 pred --fit "$TMP/nowhere"; refused $? "predict: --fit without rows" "no rows.csv there"
 pred --link ib-hdr -a ring,nothing; refused $? "predict: unknown algorithm" "no such algorithm"
+pred -P 4,,8 --link ib-hdr; refused $? "predict: an empty item in -P" "an empty item"
+pred -m 2048T --link ib-hdr; refused $? "predict: a size past 2^64" "bad size"
+pred -m 2097152G --link ib-hdr; refused $? "predict: a size past 1 PiB" "N goes up to 1 PiB"
+# --csv is checked before anything is printed: nothing on stdout, no file.
+for bad in "$TMP" "$TMP/nowhere/p.csv" ""; do
+  pred --link ib-hdr -P 4 --csv "$bad"; refused $? "predict --csv '$bad'" "--csv"
+  [ ! -s "$TMP/out" ] && [ ! -e "$TMP.tmp" ] || fail "predict --csv '$bad' printed or wrote"
+done
+# Parallel lines never cross: at P = 2 the ring and recursive doubling move
+# the same bytes, recursive doubling in half the steps. With alpha 0 the
+# lines meet at N = 0, below the 1 B the crossovers start from. P = 1: nothing to do.
+pred --link ib-hdr -P 1,2 -a ring,recursive_doubling
+grep -q "^P = 2: recursive_doubling at every size$" "$TMP/out" && grep -q "^P = 1: .*nothing to do$" "$TMP/out" \
+  && ok "predict: no crossover between parallel lines at P = 2; P = 1 has nothing to do" || { fail "predict P = 2"; cat "$TMP/out"; }
+pred --alpha 0 --bandwidth 1 -P 4 -a tree,ring
+grep -q "^P = 4: ring at every size$" "$TMP/out" && ok "predict: no crossover below 1 B" || { fail "predict alpha 0"; cat "$TMP/out"; }
+# -P MIN:MAX doubles from MIN; repeats dropped, sorted.
+pred --link ib-hdr -P 3:100,6 -m 1K -a ring
+[ "$(grep -E '^ +[0-9]+ +1 KiB' "$TMP/out" | awk '{printf "%s ", $1}')" = "3 6 12 24 48 96 " ] \
+  && ok "predict -P 3:100,6: 3, 6, ... 96 once each" || { fail "predict -P range"; cat "$TMP/out"; }
+# --csv through a symbolic link keeps the link; to /dev/stdout after the table.
+ln -sf p_target.csv "$TMP/p_link.csv"
+pred --link ib-hdr -P 4 -m 1K -a ring --csv "$TMP/p_link.csv"
+[ -L "$TMP/p_link.csv" ] && [ "$(wc -l < "$TMP/p_target.csv")" = 2 ] \
+  && ok "predict --csv through a symbolic link writes its target" || fail "predict --csv link"
+pred --link ib-hdr -P 4 -m 1K -a ring --csv /dev/stdout
+tail -1 "$TMP/out" | grep -q "^ib-hdr,4,1,1024,ring," && ok "predict --csv /dev/stdout: the CSV after the table" \
+  || { fail "predict --csv /dev/stdout"; cat "$TMP/out"; }
+# --fit: a folder's runs across nodes, the fit's quality in the header; one node refused.
+mkdir -p "$TMP/one_node"
+head -3 "$(dirname "$0")/../results/local/rows.csv" > "$TMP/one_node/rows.csv"
+pred --fit "$TMP/one_node"; refused $? "predict --fit: a one-node folder" "every run was on one node"
+pred --fit "$(dirname "$0")/../results/cluster-4x1gbit/" -P 4 -m 1M
+grep -q "^# link: fit:cluster-4x1gbit: .*R^2 0\.[0-9]*, leave-one-out error" "$TMP/out" \
+  && ok "predict --fit: the fit's rows, R^2 and leave-one-out error in the header" || { fail "predict --fit"; head -3 "$TMP/out"; }
 
 finish
