@@ -104,6 +104,25 @@ Traffic model_allreduce_rabenseifner(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// At any scale, chunks of N/p2: the fold's step in and out (as recursive
+// doubling's), then for each bit d one halving step and one doubling step
+// between the same partners, each message d chunks; the halving reduces
+// (p2-1)/p2 x N on every rank, plus N on the ranks that took a fold.
+ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node) {
+  const PowerOfTwoFold fold(P);
+  StepPorts ports(P, ranks_per_node);
+  double crossing_B = 0, steps = 0;
+  if (fold.extra) {
+    for (int i = 0; i < fold.extra; ++i) ports.message(2 * i, 2 * i + 1);
+    crossing_B += 2 * double(ports.end_step()) * N, steps += 2;  // in, and the same back out
+  }
+  for (int d = 1; d < fold.p2; d *= 2, steps += 2) {
+    for (int v = 0; v < fold.p2; ++v) ports.message(fold.real_rank(v), fold.real_rank(v ^ d));
+    crossing_B += 2 * double(ports.end_step()) * d * N / fold.p2;
+  }
+  return {steps, crossing_B, (fold.extra ? N : 0) + (fold.p2 - 1) * N / fold.p2};
+}
+
 }  // namespace
 
 // The textbook's T: what every rank sends, for a power of two (the ring's).
@@ -111,6 +130,7 @@ CollectiveAlgorithm allreduce_rabenseifner_algorithm() {
   CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner, sized<model_allreduce_rabenseifner>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.at_scale = scaled_allreduce_rabenseifner;
   return a;
 }
 

@@ -88,14 +88,13 @@ std::string about_bytes(double bytes) {
 // since the closed forms' steps do not depend on N and their bytes grow in
 // proportion to it. Slopes within a relative 1e-9 are parallel lines that
 // never cross, not a crossing far away made of rounding.
-std::string crossovers(const Settings& s, int P) {
+std::string crossovers(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B) {
   if (P == 1) return "P = 1: one rank already holds the sum; nothing to do\n";
   struct Line { const CollectiveAlgorithm* a; double at0_us, per_B_us; };
   std::vector<Line> lines;
-  for (const CollectiveAlgorithm* a : s.algorithms) {
-    const ScaledTraffic per_B = a->at_scale(P, 1, s.ranks_per_node);
-    const double at0 = time_us(s.link, {per_B.steps, 0, 0});
-    lines.push_back({a, at0, time_us(s.link, per_B) - at0});
+  for (size_t i = 0; i < s.algorithms.size(); ++i) {
+    const double at0 = time_us(s.link, {per_B[i].steps, 0, 0});
+    lines.push_back({s.algorithms[i], at0, time_us(s.link, per_B[i]) - at0});
   }
   auto faster_at_1B = [](const Line& x, const Line& y) {
     const double tx = x.at0_us + x.per_B_us, ty = y.at0_us + y.per_B_us;
@@ -184,22 +183,22 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
   return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
 }
 
-// Each algorithm's figures once per P, for N = 1 B, then scaled to every N
-// (at_scale's bytes grow in proportion to N; its steps do not depend on it):
-// a long list of sizes at P = 2^20 costs no more than one.
-std::vector<Row> predictions(const Settings& s) {
-  std::vector<Row> rows;
-  for (int P : s.Ps) {
-    std::vector<ScaledTraffic> per_B;
-    for (const CollectiveAlgorithm* a : s.algorithms) per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
-    for (size_t bytes : s.sizes_B)
-      for (size_t i = 0; i < s.algorithms.size(); ++i) {
-        const double N = double(bytes);
-        const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N, per_B[i].reduced_max_rank_B * N};
-        rows.push_back({P, N, s.algorithms[i], f, time_us(s.link, f)});
-      }
-  }
-  return rows;
+// Each algorithm's figures at one P for N = 1 B, computed once: at_scale's
+// bytes grow in proportion to N and its steps do not depend on it, so a
+// long list of sizes at P = 2^20 costs no more than one.
+std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
+  std::vector<ScaledTraffic> per_B;
+  for (const CollectiveAlgorithm* a : s.algorithms) per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
+  return per_B;
+}
+
+void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B, std::vector<Row>& rows) {
+  for (size_t bytes : s.sizes_B)
+    for (size_t i = 0; i < s.algorithms.size(); ++i) {
+      const double N = double(bytes);
+      const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N, per_B[i].reduced_max_rank_B * N};
+      rows.push_back({P, N, s.algorithms[i], f, time_us(s.link, f)});
+    }
 }
 
 // The algorithms -a names ("all", or a list), those with a closed form.
@@ -283,9 +282,15 @@ std::string header(const Settings& s) {
 int run(int argc, char** argv) {
   const std::optional<Settings> s = parse(argc, argv);
   if (!s) return 0;
-  const std::vector<Row> rows = predictions(*s);
-  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n", header(*s), table(*s, rows));
-  for (int P : s->Ps) fmt::print("{}", crossovers(*s, P));
+  std::vector<Row> rows;
+  std::string fastest;
+  for (int P : s->Ps) {
+    const std::vector<ScaledTraffic> per_B = per_byte(*s, P);
+    predict_at(*s, P, per_B, rows);
+    fastest += crossovers(*s, P, per_B);
+  }
+  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n{}", header(*s), table(*s, rows),
+             fastest);
   std::fflush(stdout);  // before the CSV, which may go to the same place (--csv /dev/stdout)
   if (s->csv) s->csv->write(csv_text(*s, rows));
   return 0;
