@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
                "FOLDER/report.md\n");
     return argc < 2 ? 2 : 0;
   }
-  const fs::path folder = argv[1];
+  fs::path folder = fs::path(argv[1]).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();  // "results/gpu/" is results/gpu
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) files.push_back(argv[i]);
   if (files.empty()) files.push_back((folder / "rows.csv").string());
@@ -52,16 +53,11 @@ int main(int argc, char** argv) {
           if (c == '\t') c = ' ';
         failed.push_back(line);
       }
-    // The links' ping-pong, when the sweep measured one (bench/sweep.sh):
-    // bandwidth at its largest message.
-    std::optional<double> link_GBps;
-    if (fs::exists(folder / "links.csv"))
-      for (const auto& m : commlab::read_rows((folder / "links.csv").string()))
-        if (m.hand() && m.t_avg_us > 0) link_GBps = m.bytes / m.t_avg_us / 1e3;
-    const std::string text = commlab::make_report(rows, folder.filename().string(), failed, link_GBps);
+    const commlab::Machine machine = commlab::read_machine(folder.string());
+    const std::string text = commlab::make_report(rows, folder.filename().string(), failed, machine);
     const commlab::WholeFile report((folder / "report.md").string(), "report"),
         model((folder / "model.csv").string(), "report");
-    model.write(model_csv(commlab::fitted_times(rows)));
+    model.write(model_csv(commlab::fitted_times(rows, machine)));
     fmt::print("{}", text);
     report.write(text);
   } catch (const std::exception& e) {

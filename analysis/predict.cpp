@@ -152,7 +152,7 @@ LinkModel fitted_link(const std::string& folder) {
   if (std::none_of(rows.begin(), rows.end(), [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
     throw UsageError("--fit " + folder + ": every run was on one node, where no byte crosses a link; "
                      "fit a folder measured across nodes");
-  const auto fits = formulas_fits(rows);
+  const auto fits = formulas_fits(rows, read_machine(folder));
   if (fits.empty() || fits.begin()->second.at(1) <= 0)
     throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of 1 MiB or more to fit");
   const auto& [data, f] = *fits.begin();

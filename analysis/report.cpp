@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -322,9 +325,28 @@ std::string human_bytes(uint64_t b) {
   return fmt::format("{} B", b);
 }
 
+Machine read_machine(const std::string& folder) {
+  namespace fs = std::filesystem;
+  Machine m;
+  // The links' ping-pong, when the sweep measured one (bench/sweep.sh):
+  // bandwidth at its largest message.
+  const fs::path links = fs::path(folder) / "links.csv";
+  if (fs::exists(links))
+    for (const Measurement& r : read_rows(links.string()))
+      if (r.hand() && r.t_avg_us > 0) m.link_GBps = r.bytes / r.t_avg_us / 1e3;
+  // bench/machine.sh's "- cpu: NAME, 2 cores".
+  std::ifstream md(fs::path(folder) / "machine.md");
+  for (std::string line; std::getline(md, line);) {
+    const auto end = line.rfind(" cores"), comma = line.rfind(", ", end);
+    if (line.rfind("- cpu: ", 0) == 0 && end != std::string::npos && comma != std::string::npos)
+      m.cores = std::max(0, std::atoi(line.c_str() + comma + 2));
+  }
+  return m;
+}
+
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
                         const std::vector<std::string>& failed_cells,
-                        std::optional<double> link_GBps) {
+                        const Machine& machine) {
   std::set<std::string> hosts;
   for (const Measurement& m : rows) hosts.insert(m.host);
   std::string on;
@@ -337,7 +359,7 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
       "## -a auto against MPI_Allreduce\n\n"
       "auto's median time over the library's in the same run; the median of those over runs.\n{}",
-      title, on.empty() ? "-" : on, formulas_summary(rows, link_GBps),
+      title, on.empty() ? "-" : on, formulas_summary(rows, machine),
       checks(rows) + failed(failed_cells), traffic(rows),
       timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows));
 }

@@ -13,12 +13,18 @@
 
 namespace commlab {
 
+// What a sweep's folder says of the machine the rows ran on, where it says it.
+struct Machine {
+  std::optional<double> link_GBps;  // the links' ping-pong at its largest message (links.csv)
+  int cores = 0;                    // a node's cores (machine.md's cpu line); 0: not known
+};
+Machine read_machine(const std::string& folder);
+
 // `failed_cells`: sweep cells that did not finish (cells.tsv), listed under
-// the checks; `link_GBps`: the links' ping-pong bandwidth, where the sweep
-// measured one (links.csv), beside the fitted 1/beta.
+// the checks; `machine`: the links' bandwidth, beside the fitted 1/beta, and
+// the cores, which bound the fit's domain on one node.
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells = {},
-                        std::optional<double> link_GBps = {});
+                        const std::vector<std::string>& failed_cells = {}, const Machine& machine = {});
 
 // The regressors of the time model for a row (fit.hpp). Hand-written: steps,
 // bytes and reduced bytes, where the bytes are those through the busiest
@@ -30,14 +36,16 @@ std::vector<double> regressors(const Measurement& m);
 // the fitted model predict every row of 1 MiB or more within 15%, its 1/beta
 // beside the link's; then how time grows with P, measured, modelled and as
 // the taught formulas say, and where the taught formula misleads.
-std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps);
+std::string formulas_summary(const std::vector<Measurement>& rows, const Machine& machine);
 // That fitted model itself, per device and dtype: coefficients alpha (us per
 // step), beta (us per port byte) and gamma (us per reduced byte), for
 // bin/predict --fit.
-std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows);
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows,
+                                                                 const Machine& machine);
 // The same fitted model's time for each hand-written all-reduce row it
 // covers (P > 1, checked ok), for the plot beside the measured times.
-std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows);
+std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows,
+                                                                const Machine& machine);
 
 // choice.cpp: per P and size, the fastest all-reduce algorithm measured
 // beside the time model's pick and the crossovers; -a auto over

@@ -30,13 +30,23 @@ using Rows = std::vector<const Measurement*>;
 // Where the model is meant to hold, and is fitted: the network decides (1 MiB
 // or more) and, where some runs had one rank per node, those runs: ranks that
 // share a node share its cores and its link's queue, which the model does
-// not see. The other rows are predicted all the same, and shown apart.
+// not see. Else, where the cores are known, the runs with a core for each
+// rank: more ranks than cores take turns, which no step count sees. The
+// other rows are predicted all the same, and shown apart.
 bool one_per_node(const Measurement& m) { return m.nodes && *m.nodes == m.P && m.P > 1; }
+int ranks_on_a_node(const Measurement& m) {
+  const int nodes = std::max(1, m.nodes.value_or(1));
+  return (m.P + nodes - 1) / nodes;
+}
 struct Domain {
   bool by_node = false;  // some rows had one rank per node: fit only those
+  int cores = 0;         // else, where known: fit the rows with a core per rank
   bool holds(const Measurement& m) const {
-    return m.bytes >= kLarge_B && (!by_node || one_per_node(m));
+    if (m.bytes < kLarge_B) return false;
+    return by_node ? one_per_node(m) : cores == 0 || ranks_on_a_node(m) <= cores;
   }
+  const char* fitted() const { return by_node ? "(one rank per node, fitted)" : cores ? "(a core per rank, fitted)" : "(fitted)"; }
+  const char* apart() const { return by_node ? "(ranks share nodes: not fitted)" : "(more ranks than cores: not fitted)"; }
 };
 using Key = std::tuple<std::string, std::string, std::string, std::string>;  // algorithm, program, device, dtype
 
@@ -161,9 +171,10 @@ struct Pooled {
   std::map<Data, Fit> fits;
   const Fit& of(const Key& key) const { return fits.at({std::get<2>(key), std::get<3>(key)}); }
 };
-Pooled pooled_fits(const std::vector<Measurement>& rows) {
+Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine) {
   Pooled p;
   p.groups = hand_groups(rows);
+  p.domain.cores = machine.cores;
   for (const auto& [key, ms] : p.groups)
     for (const Measurement* m : ms) p.domain.by_node |= one_per_node(*m);
   std::map<Data, Rows> fitted;
@@ -177,20 +188,23 @@ Pooled pooled_fits(const std::vector<Measurement>& rows) {
 
 }  // namespace
 
-std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows) {
-  const Pooled p = pooled_fits(rows);
+std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows,
+                                                                const Machine& machine) {
+  const Pooled p = pooled_fits(rows, machine);
   std::vector<std::pair<const Measurement*, double>> out;
   for (const auto& [key, ms] : p.groups)
     for (const Measurement* m : ms) out.push_back({m, p.of(key).predict(regressors(*m))});
   return out;
 }
 
-std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows) {
-  return pooled_fits(rows).fits;
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows,
+                                                                 const Machine& machine) {
+  return pooled_fits(rows, machine).fits;
 }
 
-std::string formulas_summary(const std::vector<Measurement>& rows, std::optional<double> link_GBps) {
-  const Pooled p = pooled_fits(rows);
+std::string formulas_summary(const std::vector<Measurement>& rows, const Machine& machine) {
+  const std::optional<double> link_GBps = machine.link_GBps;
+  const Pooled p = pooled_fits(rows, machine);
   const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
   auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
@@ -199,7 +213,8 @@ std::string formulas_summary(const std::vector<Measurement>& rows, std::optional
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
       "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
       "x reduced bytes, fitted to all their rows of 1 MiB or more at once (non-negative least "
-      "squares; where some runs had one rank per node, to those runs alone): does it predict "
+      "squares; where some runs had one rank per node, to those runs alone; else to the runs with a core "
+      "for each rank, where machine.md gives the cores): does it predict "
       "each algorithm's rows of 1 MiB or more within 15%? Rows outside the fit are predicted "
       "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
@@ -227,8 +242,8 @@ std::string formulas_summary(const std::vector<Measurement>& rows, std::optional
     Rows in, out;
     for (const Measurement* m : ms)
       if (m->bytes >= kLarge_B) (domain.holds(*m) ? in : out).push_back(m);
-    s += verdict(name_of(key), domain.by_node ? "(one rank per node, fitted)" : "(fitted)", in, fit_for(key));
-    s += verdict(name_of(key), "(ranks share nodes: not fitted)", out, fit_for(key));
+    s += verdict(name_of(key), domain.fitted(), in, fit_for(key));
+    s += verdict(name_of(key), domain.apart(), out, fit_for(key));
   }
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -317,7 +318,7 @@ TEST_CASE("the summary: a machine that follows the model passes, and the taught 
   Measurement shared = rows.front();
   shared.P = 6, shared.nodes = 3, shared.t_avg_us *= 2;
   rows.push_back(shared);
-  const std::string s = formulas_summary(rows, 0.1);
+  const std::string s = formulas_summary(rows, Machine{0.1});
   INFO(s);
   CHECK(s.find("## Do the formulas hold?") == 0);
   CHECK(s.find("1/gamma 10 GB/s") != std::string::npos);
@@ -329,6 +330,25 @@ TEST_CASE("the summary: a machine that follows the model passes, and the taught 
   // master-worker's taught (P-1)N counts one phase: its port carries twice that.
   CHECK(s.find("but the busiest node's link carries 100663296 B (x2.00)") != std::string::npos);
   CHECK(formulas_summary({}, {}).empty());
+}
+
+// On one node with 2 cores (machine.md's cpu line), only P = 2 gives each
+// rank a core: P = 3 and 4 take turns, and are shown apart.
+TEST_CASE("the summary on one node fits the runs with a core per rank") {
+  auto rows = modelled_rows();
+  for (Measurement& m : rows) m.nodes = 1;
+  const auto folder = std::filesystem::temp_directory_path() / "commlab_machine_md";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "machine.md") << "# Machine\n\n- host: vm\n- cpu: AMD EPYC, 2 cores\n";
+  const Machine machine = read_machine(folder.string());
+  CHECK(machine.cores == 2);
+  CHECK(!machine.link_GBps);
+  const std::string s = formulas_summary(rows, machine);
+  INFO(s);
+  CHECK(s.find("| ring | 2 (a core per rank, fitted) | **yes** (2 of 2) |") != std::string::npos);
+  CHECK(s.find("| ring | 3-4 (more ranks than cores: not fitted) |") != std::string::npos);
+  CHECK(formulas_summary(rows, {}).find("| ring | 2-4 (fitted) |") != std::string::npos);
+  std::filesystem::remove_all(folder);
 }
 
 // bin/predict's number for the ring at P = 1024, N = 1 GiB on A100 NVLink,
