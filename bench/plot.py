@@ -140,7 +140,7 @@ def time_vs_P(rows, folder):
     for r in ar:
         if int(r["bytes"]) == N:
             series[line_name(r)].append((int(r["P"]), float(r["t_avg_us"]) / 1e3))
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = plt.subplots(figsize=(11, 5.5))
     fitted = model_at(folder, N)
     for name, pts in sorted(series.items()):
         pts = mean_by(pts)
@@ -160,7 +160,7 @@ def time_vs_P(rows, folder):
     ax.set_xticks(sorted({p for pts in series.values() for p, _ in pts}))
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the curves, not on them
     fig.tight_layout()
     fig.savefig(folder / "time_vs_P.png", dpi=90)
     plt.close(fig)
