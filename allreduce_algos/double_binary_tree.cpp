@@ -81,10 +81,10 @@ class Tree {
     return d;
   }
   int root_height() const { return binomial_rounds(P_); }
+  int rank(int v) const { return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_; }  // node v's
 
  private:
   int node(int r) const { return !second_ ? r : P_ % 2 == 0 ? P_ - 1 - r : (r - 1 + P_) % P_; }
-  int rank(int v) const { return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_; }
   int top() const {  // the root's one child: the largest power of two below P
     int t = 1;
     while (2 * t < P_) t *= 2;
@@ -155,6 +155,40 @@ Traffic model_allreduce_double_binary_tree(int P, size_t count, size_t esize, in
   return t.traffic();
 }
 
+// At any scale, halves of N/2. Reduce step h: in both trees every node
+// whose lowest bit is 2^h sends its half up. Broadcast step H + d - 1: every
+// node at depth d gets it from its parent, level by level down from each
+// root. A rank reduces half for each child it has in either tree.
+ScaledTraffic scaled_allreduce_double_binary_tree(int P, double N, int ranks_per_node) {
+  const Tree trees[2] = {Tree(P, false), Tree(P, true)};
+  const int H = trees[0].root_height();
+  StepPorts ports(P, ranks_per_node);
+  std::vector<int> kids(P);
+  double crossing = 0;  // the busiest port's halves, summed over the steps
+  for (int h = 0; h < H; ++h) {
+    for (const Tree& t : trees)
+      for (int64_t v = int64_t{1} << h; v < P; v += int64_t{2} << h) {
+        const int r = t.rank(int(v)), up = t.parent(r);
+        ports.message(r, up), ++kids[up];
+      }
+    crossing += double(ports.end_step());
+  }
+  std::vector<int> level[2] = {{trees[0].rank(0)}, {trees[1].rank(0)}};
+  for (int d = 1; d <= H; ++d) {
+    for (int i = 0; i < 2; ++i) {
+      std::vector<int> next;
+      for (int r : level[i]) {
+        const Tree::Kids k = trees[i].children(r);
+        for (int j = 0; j < k.n; ++j) ports.message(r, k.rank[j]), next.push_back(k.rank[j]);
+      }
+      level[i] = std::move(next);
+    }
+    crossing += double(ports.end_step());
+  }
+  const int most_kids = P > 1 ? *std::max_element(kids.begin(), kids.end()) : 0;
+  return {2.0 * H, crossing * N / 2, most_kids * N / 2};
+}
+
 }  // namespace
 
 // The textbook's T: what the busiest rank sends once an inner node has two children.
@@ -163,6 +197,7 @@ CollectiveAlgorithm allreduce_double_binary_tree_algorithm() {
                         sized<model_allreduce_double_binary_tree>};
   a.taught_formula = "2*N";
   a.taught_T = [](int, double N) { return 2 * N; };
+  a.at_scale = scaled_allreduce_double_binary_tree;
   return a;
 }
 
