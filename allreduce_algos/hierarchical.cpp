@@ -90,6 +90,16 @@ Traffic model_allreduce_hierarchical(const JobShape& s) {
   return t.traffic();
 }
 
+// At any scale, nodes of k ranks in blocks (the last may be smaller): R
+// binomial rounds in and R out inside the nodes, where no byte crosses a
+// link, and between them the ring over the L leaders, one per node, each
+// step N/L through each leader's link. Node 0's leader reduces the most:
+// N from each of its R children, and the ring's (L-1) chunks.
+ScaledTraffic scaled_allreduce_hierarchical(int P, double N, int ranks_per_node) {
+  const int k = std::min(P, ranks_per_node), L = (P + k - 1) / k, R = binomial_rounds(k);
+  return {2.0 * R + 2.0 * (L - 1), 2.0 * (L - 1) * N / L, R * N + (L - 1) * N / L};
+}
+
 }  // namespace
 
 // The textbook's T: what a leader sends across nodes, with L = P (one rank per node).
@@ -97,6 +107,7 @@ CollectiveAlgorithm allreduce_hierarchical_algorithm() {
   CollectiveAlgorithm a{"hierarchical", allreduce_hierarchical, model_allreduce_hierarchical};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.at_scale = scaled_allreduce_hierarchical;
   return a;
 }
 
