@@ -111,15 +111,10 @@ Traffic model_allreduce_rabenseifner(int P, size_t count, size_t esize, int) {
 ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node) {
   const PowerOfTwoFold fold(P);
   StepPorts ports(P, ranks_per_node);
-  double crossing_B = 0, steps = 0;
-  if (fold.extra) {
-    for (int i = 0; i < fold.extra; ++i) ports.message(2 * i, 2 * i + 1);
-    crossing_B += 2 * double(ports.end_step()) * N, steps += 2;  // in, and the same back out
-  }
-  for (int d = 1; d < fold.p2; d *= 2, steps += 2) {
-    for (int v = 0; v < fold.p2; ++v) ports.message(fold.real_rank(v), fold.real_rank(v ^ d));
-    crossing_B += 2 * double(ports.end_step()) * d * N / fold.p2;
-  }
+  double steps = fold.extra ? 2 : 0;  // the fold's step in, and the same back out
+  double crossing_B = steps * double(fold.fold_ports(ports)) * N;
+  for (int d = 1; d < fold.p2; d *= 2, steps += 2)
+    crossing_B += 2 * double(fold.exchange_ports(ports, d)) * d * N / fold.p2;
   return {steps, crossing_B, (fold.extra ? N : 0) + (fold.p2 - 1) * N / fold.p2};
 }
 

@@ -58,17 +58,10 @@ Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, in
 ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per_node) {
   const PowerOfTwoFold fold(P);
   StepPorts ports(P, ranks_per_node);
-  double crossing = 0, steps = 0;
-  if (fold.extra) {
-    for (int i = 0; i < fold.extra; ++i) ports.message(2 * i, 2 * i + 1);
-    crossing += 2 * double(ports.end_step()), steps += 2;  // in, and the same back out
-  }
-  for (int bit = 1; bit < fold.p2; bit *= 2, ++steps) {
-    for (int v = 0; v < fold.p2; ++v) ports.message(fold.real_rank(v), fold.real_rank(v ^ bit));
-    crossing += double(ports.end_step());
-  }
-  const double exchanges = steps - (fold.extra ? 2 : 0);
-  return {steps, crossing * N, (exchanges + (fold.extra ? 1 : 0)) * N};
+  const double folds = fold.extra ? 2 : 0;  // the step in, and the same back out
+  double crossing = folds * double(fold.fold_ports(ports)), exchanges = 0;
+  for (int bit = 1; bit < fold.p2; bit *= 2, ++exchanges) crossing += double(fold.exchange_ports(ports, bit));
+  return {folds + exchanges, crossing * N, (exchanges + (fold.extra ? 1 : 0)) * N};
 }
 
 }  // namespace

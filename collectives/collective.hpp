@@ -316,6 +316,11 @@ struct PowerOfTwoFold {
   void fold_out(const CollectiveJob& job, char* data, size_t bytes, int step) const;
   void tally_in(Tally& t, uint64_t bytes) const;
   void tally_out(Tally& t, uint64_t bytes, int step) const;
+  // For the closed forms (at_scale): the busiest node's messages in the
+  // fold's step (0 with nothing to fold), and in one exchange between the
+  // virtual ranks `bit` apart.
+  int64_t fold_ports(StepPorts& ports) const;
+  int64_t exchange_ports(StepPorts& ports, int bit) const;
 };
 
 // An all-reduce's one buffer: `out`, holding this rank's input (copied there

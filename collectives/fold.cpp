@@ -55,4 +55,14 @@ void PowerOfTwoFold::tally_out(Tally& t, uint64_t bytes, int step) const {
   for (int i = 0; i < extra; ++i) t.message(step, 2 * i + 1, 2 * i, bytes);
 }
 
+int64_t PowerOfTwoFold::fold_ports(StepPorts& ports) const {
+  for (int i = 0; i < extra; ++i) ports.message(2 * i, 2 * i + 1);
+  return ports.end_step();
+}
+
+int64_t PowerOfTwoFold::exchange_ports(StepPorts& ports, int bit) const {
+  for (int v = 0; v < p2; ++v) ports.message(real_rank(v), real_rank(v ^ bit));
+  return ports.end_step();
+}
+
 }  // namespace commlab
