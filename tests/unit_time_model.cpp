@@ -49,9 +49,9 @@ TEST_CASE("time model: a curve is linear between its points and beyond the last"
 
 TEST_CASE("time model: the tree's inner node receives two children's N in one step") {
   Traffic t = allreduce_tree_algorithm().model(3, 10, 1, 0);  // root 0, children 1 and 2
-  CHECK(t.steps == 2);
-  CHECK(total(t).port_B == 20 + 20);  // reduce: the root takes 2N; broadcast: it sends 2N
-  CHECK(t.critical_path_B == 10 + 10);
+  CHECK(t.steps == 3);  // up together; down to 1, then to 2
+  CHECK(total(t).port_B == 20 + 10 + 10);  // reduce: the root takes 2N; broadcast: N, then N
+  CHECK(t.critical_path_B == 10 + 10 + 10);
   CHECK(total(t).reduced_B == 20);
   CHECK(total(t).reduces == 2);
 }
