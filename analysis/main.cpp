@@ -15,10 +15,10 @@ namespace fs = std::filesystem;
 // The summary's fitted model beside each row it covers, for plot.py (which
 // draws the model from these numbers, not from a copy of the model).
 std::string model_csv(const std::vector<std::pair<const commlab::Measurement*, double>>& times) {
-  std::string text = "program,algorithm,device,dtype,P,bytes,t_avg_us,t_fitted_us\n";
+  std::string text = "program,algorithm,device,dtype,P,bytes,t_median_us,t_fitted_us\n";
   for (const auto& [m, us] : times)
     text += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f}\n", m->program, m->algorithm, m->device,
-                        m->dtype, m->P, m->bytes, m->t_avg_us, us);
+                        m->dtype, m->P, m->bytes, m->t_median_us, us);
   return text;
 }
 }  // namespace

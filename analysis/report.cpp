@@ -120,7 +120,7 @@ Assessed assess(const std::vector<const Measurement*>& ms,
                 std::map<int, std::vector<uint64_t>>* missed = nullptr) {
   std::vector<std::vector<double>> x;
   std::vector<double> t;
-  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_avg_us);
+  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
   Assessed a{fit_nonnegative(x, t)};
   for (size_t i = 0; i < ms.size(); ++i) {
     double predicted = a.fit.predict(x[i]);
@@ -154,8 +154,8 @@ std::string predicted_beside_measured(
         auto& cells = by_size[m->bytes];
         cells.resize(fits.size(), " - | - | - |");
         double p = fits[k].second.predict(regressors(*m));
-        double off = m->t_avg_us > 0 ? (p - m->t_avg_us) / m->t_avg_us : 0;
-        cells[k] = fmt::format(" {:.1f} | {:.1f} | {}{:+.0f}%{} |", m->t_avg_us, p,
+        double off = m->t_median_us > 0 ? (p - m->t_median_us) / m->t_median_us : 0;
+        cells[k] = fmt::format(" {:.1f} | {:.1f} | {}{:+.0f}%{} |", m->t_median_us, p,
                                std::abs(off) > kMissBy ? "**" : "", off * 100,
                                std::abs(off) > kMissBy ? "**" : "");
       }
@@ -184,7 +184,8 @@ std::string timing(const std::vector<Measurement>& rows) {
       "reduced bytes for the hand-written ones (their schedule is known; the bytes are those "
       "through the busiest node's port when the ranks ran on several nodes, else those along "
       "the critical path; the reduced bytes are the busiest reducer's), t = alpha + beta x N for "
-      "the library's. Least squares on the relative error, every coefficient 0 or more. R^2 is "
+      "the library's, fitted to each row's median time. Least squares on the relative error, "
+      "every coefficient 0 or more. R^2 is "
       "the usual one, on the times; leave-one-out predicts each row from a fit of the others "
       "(largest and median error). A row is a miss when the model is off by more than 20%. The "
       "last column fits each P on its own: where those fit and the one across P does not, "

@@ -54,7 +54,7 @@ using Key = std::tuple<std::string, std::string, std::string, std::string>;  // 
 std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
   std::map<Key, Rows> groups;
   for (const Measurement& m : rows)
-    if (m.hand() && m.check == "ok" && m.model_steps && m.t_avg_us > 0 && m.P > 1 &&
+    if (m.hand() && m.check == "ok" && m.model_steps && m.t_median_us > 0 && m.P > 1 &&
         m.program.rfind("allreduce", 0) == 0)
       groups[{m.algorithm, m.program, m.device, m.dtype}].push_back(&m);
   return groups;
@@ -68,7 +68,7 @@ Fit fit_of(const Rows& ms) {
   std::vector<std::vector<double>> x, x_no_gamma;
   std::vector<double> t;
   for (const Measurement* m : ms) {
-    x.push_back(regressors(*m)), t.push_back(m->t_avg_us);
+    x.push_back(regressors(*m)), t.push_back(m->t_median_us);
     x_no_gamma.push_back(x.back());
     x_no_gamma.back().back() = 0;
   }
@@ -78,7 +78,7 @@ Fit fit_of(const Rows& ms) {
 }
 
 double off(const Fit& f, const Measurement& m) {
-  return (f.predict(regressors(m)) - m.t_avg_us) / m.t_avg_us;
+  return (f.predict(regressors(m)) - m.t_median_us) / m.t_median_us;
 }
 
 std::string name_of(const Key& key) {
@@ -143,13 +143,13 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
       base.taught_formula.empty() ? "none" : base.taught_formula);
   for (const Measurement* m : rows) {
     const double P = m->P;
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", m->P, ratio(m->t_avg_us, base.t_avg_us),
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", m->P, ratio(m->t_median_us, base.t_median_us),
                      ratio(f.predict(regressors(*m)), f.predict(regressors(base))),
                      ratio(taught(*m), taught(base)), ratio(P - 1, P0 - 1),
                      ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0), ratio(std::log2(P), std::log2(P0)));
   }
   const Measurement& top = *rows.back();
-  const double measured = top.t_avg_us / base.t_avg_us, told = taught(base) > 0 ? taught(top) / taught(base) : 0;
+  const double measured = top.t_median_us / base.t_median_us, told = taught(base) > 0 ? taught(top) / taught(base) : 0;
   const uint64_t port = top.model_port_critical_B.value_or(0);
   if (told > 0 && std::abs(told / measured - 1) > kWithin)
     s += fmt::format("\nThe taught {} grows x{:.2f} from P = {} to {}, the measured time x{:.2f}.",
@@ -215,7 +215,9 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
       "x reduced bytes, fitted to all their rows of 1 MiB or more at once (non-negative least "
       "squares; where some runs had one rank per node, to those runs alone; else to the runs with a core "
       "for each rank, where machine.md gives the cores): does it predict "
-      "each algorithm's rows of 1 MiB or more within 15%? Rows outside the fit are predicted "
+      "each algorithm's rows of 1 MiB or more within 15%? A row's time is its median call (an "
+      "emulated link's stalls make some calls slower; the mean, with busbw, is in the tables "
+      "below). Rows outside the fit are predicted "
       "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
       "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "

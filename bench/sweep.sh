@@ -53,7 +53,9 @@ case $LAUNCH in
           launch() { mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
   srun)   check_srun_mpi
           launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
-          launch() { local n=$1; shift; srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
+          # Each cell asks for its own P; the job's --ntasks-per-node would only
+          # make srun warn that it cannot honour it.
+          launch() { local n=$1; shift; env -u SLURM_NTASKS_PER_NODE srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
   *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
 esac
 check_mpi_library "$BIN"
