@@ -181,15 +181,16 @@ cmp -s "$TMP/cut.csv" "$TMP/cut_before.csv" && ok "cut CSV left untouched" || fa
 RUN_TIMEOUT=60
 
 # predict (no MPI): the tree against the ring at P = 4 with alpha 1 us and
-# 1 GB/s, by hand: tree 4 steps, 6N through the root's link (two children
-# at the first level); ring 6 steps, 6 chunks of N/4: 4 + 6N/1000 = 6 +
-# 1.5N/1000 at N = 444 B; at 1 KiB master-worker 6 + 6.144, the ring
-# 6 + 1.536, the tree 4 + 6.144 us. P = 2^20 at a size is one line. Bad input: one line.
+# 1 GB/s, by hand: tree 4 steps, 5N through the busiest link (the root takes
+# two children's N in one step, then sends N to each in two); ring 6 steps,
+# 6 chunks of N/4: 4 + 5N/1000 = 6 + 1.5N/1000 at N = 571 B; at 1 KiB
+# master-worker 6 + 6.144, the ring 6 + 1.536, the tree 4 + 5.12 us. P = 2^20
+# at a size is one line. Bad input: one line.
 pred() { timeout 60 "$BIN/predict" "$@" >"$TMP/out" 2>"$TMP/err"; }
 pred --alpha 1 --bandwidth 1 -P 4 -m 4:4K -f 4 -a master_worker,ring,tree
-grep -q "^P = 4: tree up to 444 B, then ring$" "$TMP/out" \
-  && grep -qE "^ +4 +1 KiB +12.14 +7.54 +10.14 +ring$" "$TMP/out" \
-  && ok "predict: tree to ring at 444 B for P = 4 (alpha 1 us, 1 GB/s)" || { fail "predict crossover"; cat "$TMP/out"; }
+grep -q "^P = 4: tree up to 571 B, then ring$" "$TMP/out" \
+  && grep -qE "^ +4 +1 KiB +12.14 +7.54 +9.12 +ring$" "$TMP/out" \
+  && ok "predict: tree to ring at 571 B for P = 4 (alpha 1 us, 1 GB/s)" || { fail "predict crossover"; cat "$TMP/out"; }
 pred --link ib-hdr -P 1048576 -m 1G -a ring,tree --csv "$TMP/p.csv"
 [ "$(grep -cE '^ +1048576 +1 GiB ' "$TMP/out")" = 1 ] && [ "$(wc -l < "$TMP/p.csv")" = 3 ] \
   && ok "predict at P = 2^20: a row, and the CSV" || fail "predict P = 2^20"
