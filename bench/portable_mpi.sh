@@ -3,13 +3,15 @@
 # without MPI (a rented GPU box, a container) and used there without root:
 #   bash bench/portable_mpi.sh DIR       # here, on Debian 12, with apt
 #   source DIR/env.sh                    # there; then mpirun as usual
-# commlab's programs built here run there against it. Nothing is installed here.
+# commlab's programs built here run there against it (with the two libraries
+# of theirs that are not MPI's: fmt, and ALGLIB for the report's fit).
+# Nothing is installed here.
 set -euo pipefail
 dir=${1:?usage: portable_mpi.sh DIR}
 packages=(openmpi-bin libopenmpi3 openmpi-common libfmt9 libevent-core-2.1-7
           libevent-pthreads-2.1-7 libfabric1 libhwloc15 libibverbs1 libnl-3-200
           libnl-route-3-200 libnuma1 libpmix2 libpsm-infinipath1 libpsm2-2 librdmacm1 libucx0
-          libmunge2 libpciaccess0 libudev1)
+          libmunge2 libpciaccess0 libudev1 libalglib3.19)
 mkdir -p "$dir/debs" "$dir/root"
 dir=$(cd "$dir" && pwd)
 (cd "$dir/debs" && apt-get download "${packages[@]}" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
