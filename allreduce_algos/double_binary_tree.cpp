@@ -33,7 +33,7 @@
 // tree B an empty half: its messages travel empty.
 #include <algorithm>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

@@ -24,7 +24,9 @@
 // broadcast; with one rank per node, the ring. Nodes may differ in size.
 #include <algorithm>
 
-#include "collectives/collective.hpp"
+#include <optional>
+
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 
@@ -40,7 +42,9 @@ int top_distance(int n) {  // the binomial tree's first distance: the largest po
 
 void allreduce_hierarchical(const CollectiveJob& job) {
   Comm& comm = job.comm;
-  const Nodes& nodes = comm.nodes();
+  std::optional<Nodes> one_node;  // where the job names no nodes
+  if (!job.nodes || job.nodes->empty()) one_node = Nodes::blocks(comm.size(), comm.size());
+  const Nodes& nodes = one_node ? *one_node : *job.nodes;
   const std::vector<int>& mine = nodes.ranks_on(nodes.of_rank()[comm.rank()]);
   const int n = int(mine.size()), i = int(std::find(mine.begin(), mine.end(), comm.rank()) - mine.begin());
   const int R = binomial_rounds(int(nodes.largest()));

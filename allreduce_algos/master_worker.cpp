@@ -9,7 +9,7 @@
 // The workers are served in the order master+1, master+2, ... (mod P).
 #include <algorithm>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

@@ -20,7 +20,7 @@
 // (fold.cpp: 2 steps and 2 x extra x N bytes more); chunks are cut among the
 // p2 ranks left. With count < P some chunks are empty: the blocks holding
 // only them travel as zero-byte messages.
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

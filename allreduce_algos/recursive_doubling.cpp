@@ -16,7 +16,7 @@
 // below P change nothing: every message is the whole buffer.
 #include <cmath>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

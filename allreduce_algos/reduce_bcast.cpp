@@ -21,7 +21,7 @@
 // missing partner is skipped. Counts below P change nothing.
 #include <cmath>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithms.hpp"  // reduce_binomial, bcast_binomial
 
 namespace commlab {
 

@@ -25,7 +25,7 @@
 // segments and receive k' of them.
 #include <algorithm>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 #include "core/time_model.hpp"
 
 namespace commlab {

@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "collectives/collective.hpp"
+#include "harness/operation.hpp"
 #include "core/errors.hpp"
 #include "core/options.hpp"
 #include "links.hpp"
@@ -203,7 +203,7 @@ void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_
 
 // The algorithms -a names ("all", or a list), those with a closed form.
 std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& text) {
-  static const auto allreduce = make_allreduce();
+  static const auto allreduce = make_operation("allreduce");
   std::vector<std::string> known;
   for (const CollectiveAlgorithm& a : allreduce->algorithms)
     if (a.at_scale) known.push_back(a.name);

@@ -2,7 +2,9 @@
 // elements in all; rank r contributes part r). Against MPI_Allgather, or
 // MPI_Allgatherv when P does not divide N (MPI_IN_PLACE with --in-place: each
 // rank's part is already where it belongs).
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -24,7 +26,7 @@ void nccl_allgather(const CollectiveJob& j) {
   const size_t per = j.count / j.comm.size();
   const void* in =
       j.in_place() ? static_cast<const char*>(j.out) + j.comm.rank() * per * j.esize() : j.in;
-  j.comm.nccl()->allgather(in, j.out, per, j.red.dtype);
+  j.nccl->allgather(in, j.out, per, j.red.dtype);
 }
 
 class Allgather : public Operation {

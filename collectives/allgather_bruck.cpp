@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace commlab {
 

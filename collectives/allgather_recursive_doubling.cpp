@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace commlab {
 

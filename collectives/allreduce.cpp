@@ -1,7 +1,9 @@
 // all-reduce(op): every rank ends with the element-wise op over every rank's
 // N elements. Against MPI_Allreduce (MPI_IN_PLACE with --in-place) and
 // ncclAllReduce. The algorithms are in allreduce_algos/, one file each.
-#include "collective.hpp"
+#include "allreduce_algos/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -21,7 +23,7 @@ void mpi_allreduce(const CollectiveJob& j) {
 }
 
 void nccl_allreduce(const CollectiveJob& j) {
-  j.comm.nccl()->allreduce(j.in, j.out, j.count, j.red);
+  j.nccl->allreduce(j.in, j.out, j.count, j.red);
 }
 
 class Allreduce : public Operation {

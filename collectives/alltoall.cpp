@@ -4,7 +4,9 @@
 // In place (MPI_IN_PLACE) needs equal blocks, so P must divide N.
 #include <fmt/format.h>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -37,7 +39,7 @@ void nccl_alltoall(const CollectiveJob& j) {
     sd[r] = blocks.offset(r);
     rd[r] = r * blocks.size(me);
   }
-  j.comm.nccl()->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
+  j.nccl->exchange(j.in, sc.data(), sd.data(), j.out, rc.data(), rd.data(), j.red.dtype);
 }
 
 class Alltoall : public Operation {

@@ -10,7 +10,8 @@
 #include <cmath>
 #include <thread>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 

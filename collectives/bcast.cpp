@@ -1,6 +1,8 @@
 // broadcast(root): every rank ends with the root's buffer of N elements. One
 // buffer per rank, so always "in place". Against MPI_Bcast.
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -11,7 +13,7 @@ void mpi_bcast(const CollectiveJob& j) {
 }
 
 void nccl_bcast(const CollectiveJob& j) {
-  j.comm.nccl()->broadcast(j.out, j.out, j.count, j.red.dtype, j.root);
+  j.nccl->broadcast(j.out, j.out, j.count, j.red.dtype, j.root);
 }
 
 class Bcast : public Operation {

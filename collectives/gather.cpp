@@ -2,7 +2,8 @@
 // elements in all; rank r contributes part r). Against MPI_Gather, or
 // MPI_Gatherv when P does not divide N (MPI_IN_PLACE at the root with
 // --in-place: its own part is already where it belongs).
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace commlab {
 

@@ -1,9 +1,8 @@
-// What the algorithms and library calls share about parts: binomial rounds, a
-// rank's lowest bit (its parent and subtree), parts counted from a rank, and
-// the int counts MPI's v-variants take.
+// What the algorithms share about parts: binomial rounds, a rank's lowest bit
+// (its parent and subtree), parts counted from a rank, a rotated copy.
 #include <cstring>
 
-#include "collective.hpp"
+#include "algorithm.hpp"
 
 namespace commlab {
 
@@ -28,24 +27,6 @@ size_t RotatedParts::offset(int u) const {
   return rank >= start ? at - base : parts.count - base + at;  // past P-1 it wraps to 0
 }
 
-void nccl_root_parts(const CollectiveJob& j, bool root_sends) {
-  const Partition parts = j.parts();
-  const int P = j.comm.size(), me = j.comm.rank();
-  // The root's side: part r with rank r. Each rank's side: its part, with the root.
-  std::vector<size_t> root_counts(P), root_displs(P), mine(P), at_start(P);
-  for (int r = 0; me == j.root && r < P; ++r) {
-    root_counts[r] = parts.size(r);
-    root_displs[r] = parts.offset(r);
-  }
-  mine[j.root] = parts.size(me);
-  if (root_sends)
-    j.comm.nccl()->exchange(j.in, root_counts.data(), root_displs.data(), j.out, mine.data(),
-                            at_start.data(), j.red.dtype);
-  else
-    j.comm.nccl()->exchange(j.in, mine.data(), at_start.data(), j.out, root_counts.data(),
-                            root_displs.data(), j.red.dtype);
-}
-
 void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B) {
   auto* d = static_cast<char*>(dst);
   auto* s = static_cast<const char*>(src);
@@ -54,18 +35,5 @@ void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t
   mem.copy(d + total_B - first_B, s, first_B);
 }
 
-Source gathered_source(int P, size_t N, size_t i) {
-  const Partition parts{N, P};
-  const int from = parts.part_of(i);
-  return {from, i - parts.offset(from)};
-}
-
-MpiParts::MpiParts(const Partition& parts) : counts(parts.parts), displs(parts.parts) {
-  for (int r = 0; r < parts.parts; ++r) {
-    counts[r] = static_cast<int>(parts.size(r));
-    displs[r] = static_cast<int>(parts.offset(r));
-  }
-  even = parts.count % parts.parts == 0;
-}
 
 }  // namespace commlab

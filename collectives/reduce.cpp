@@ -1,7 +1,9 @@
 // reduce(op, root): the root ends with the element-wise op over every rank's
 // N elements; the other ranks' buffers stay as they were. Against MPI_Reduce
 // (MPI_IN_PLACE at the root with --in-place).
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -14,7 +16,7 @@ void mpi_reduce(const CollectiveJob& j) {
 }
 
 void nccl_reduce(const CollectiveJob& j) {
-  j.comm.nccl()->reduce(j.in, j.out, j.count, j.red, j.root);
+  j.nccl->reduce(j.in, j.out, j.count, j.red, j.root);
 }
 
 class Reduce : public Operation {

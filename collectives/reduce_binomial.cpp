@@ -9,7 +9,7 @@
 // spread over the tree instead of all landing on the root.
 #include <cstring>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace commlab {
 

@@ -2,7 +2,9 @@
 // every rank's N elements. Against MPI_Reduce_scatter_block, or
 // MPI_Reduce_scatter when P does not divide N (MPI_IN_PLACE with --in-place:
 // the input is the whole buffer and the result lands at its front).
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "core/nccl.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -21,7 +23,7 @@ void mpi_reduce_scatter(const CollectiveJob& j) {
 // Equal parts, out of place: NCCL's in-place form keeps the result at this
 // rank's offset, not at the front as MPI's does.
 void nccl_reduce_scatter(const CollectiveJob& j) {
-  j.comm.nccl()->reduce_scatter(j.in, j.out, j.count / j.comm.size(), j.red);
+  j.nccl->reduce_scatter(j.in, j.out, j.count / j.comm.size(), j.red);
 }
 
 class ReduceScatter : public Operation {

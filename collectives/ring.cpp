@@ -26,7 +26,7 @@
 // so every step keeps its shape.
 #include <algorithm>
 
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace commlab {
 

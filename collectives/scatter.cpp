@@ -1,7 +1,8 @@
 // scatter(root): rank r ends with part r of the root's N elements. Against
 // MPI_Scatter, or MPI_Scatterv when P does not divide N (MPI_IN_PLACE at the
 // root with --in-place: its part stays where it is).
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 

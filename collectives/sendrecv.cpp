@@ -2,7 +2,8 @@
 // buffer. N = the message, per rank. Measured as a blocking ping-pong (latency:
 // the one-way time; bandwidth: N / that) and as a non-blocking exchange,
 // against MPI_Send/MPI_Recv and MPI_Isend/MPI_Irecv called directly.
-#include "collective.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 
 namespace commlab {
 

@@ -1,9 +1,13 @@
-// Point-to-point, counted. Every hand-written algorithm talks only through
-// this class, so every byte and message it puts on the wire is seen. Each
-// call names the schedule step it belongs to (and the chunk it carries),
-// which is what --show prints and how steps are counted. The bytes travel
-// through a Transport (transport.hpp): MPI on host or GPU buffers, or
-// threads of one process in the tests; the counting is the same for all.
+// Point-to-point as the algorithms see it. Every hand-written algorithm talks
+// only through this class: send, receive, exchange, each naming the schedule
+// step it belongs to (and the chunk it carries), under the phase the schedule
+// is in. The bytes travel through a Transport (transport.hpp): MPI on host or
+// GPU buffers, or threads of one process in the tests.
+//
+// Comm only moves and labels. What the harness learns of a run (every rank's
+// bytes, each message, the buffer after each step) is a Recorder's job
+// (recorder.hpp), attached by the harness; where the ranks run (nodes.hpp) and
+// the NCCL communicator are the job's, not Comm's.
 #pragma once
 #include <mpi.h>
 
@@ -11,11 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "memory.hpp"
-#include "traffic.hpp"
 #include "transport.hpp"
 
 namespace commlab {
@@ -42,55 +43,7 @@ enum class Phase {
 };
 std::string name(Phase p);
 
-// One message, as --show lists it.
-struct TraceEntry {
-  int step, from, to, chunk;
-  uint64_t bytes;
-  Phase phase;
-};
-
-// A rank's buffer as it stood after `after_step` (-1: before its first step),
-// for --show --steps and the lab's grader.
-struct Snapshot {
-  int after_step;
-  std::vector<char> bytes;
-};
-
-// A rank's state after `step`: its latest snapshot taken after a step up to
-// it (a rank idle in a step keeps what it had); null if it has none.
-const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step);
-
-class Nccl;
-class Nodes;
-// The nodes of `comm`'s ranks, from MPI's shared-memory split: each node is
-// named by its lowest rank, numbered in order of those (collective).
-Nodes nodes_of(MPI_Comm comm);
-
-// Which node each rank runs on: node numbers 0, 1, ... in order of each
-// node's lowest rank. The hierarchical all-reduce groups by it; the other
-// algorithms never look.
-// The groups are worked out once, here, not by the algorithms on every run.
-class Nodes {
- public:
-  Nodes() = default;
-  explicit Nodes(std::vector<int> node_of_rank);
-  // Ranks 0 .. k-1 on node 0, k .. 2k-1 on node 1, ... (the last may hold fewer).
-  static Nodes blocks(int P, int ranks_per_node);
-  bool empty() const { return of_rank_.empty(); }
-  const std::vector<int>& of_rank() const { return of_rank_; }
-  int count() const { return int(groups_.size()); }
-  const std::vector<int>& ranks_on(int node) const { return groups_[node]; }  // the first leads
-  const std::vector<int>& leaders() const { return leaders_; }  // each node's first rank
-  size_t largest() const { return largest_; }  // ranks on the fullest node
-
- private:
-  std::vector<int> of_rank_, leaders_;
-  std::vector<std::vector<int>> groups_;
-  size_t largest_ = 0;
-};
-
-// MPIX_Query_cuda_support(): whether this MPI reads device memory itself.
-bool mpi_is_cuda_aware();
+class Recorder;
 
 class Comm {
  public:
@@ -104,15 +57,8 @@ class Comm {
   // The memory every buffer passed from now on lives in, and how it travels (MPI).
   void use(Memory& mem, TransportKind kind);
   Memory& memory() { return *mem_; }
-  TransportKind transport() const { return t_->kind(); }
-  // NCCL over the same ranks, for the library rows on GPUs; null when there is none.
-  void set_nccl(Nccl* nccl) { nccl_ = nccl; }
-  Nccl* nccl() const { return nccl_; }
-
-  // Where the ranks run: over MPI, the nodes of its shared-memory split (or
-  // blocks of --node-size ranks); in process, one node until set.
-  const Nodes& nodes() const { return nodes_; }
-  void set_nodes(Nodes nodes) { nodes_ = std::move(nodes); }
+  TransportKind transport_kind() const { return t_->kind(); }
+  Transport& transport() { return *t_; }
 
   int rank() const { return t_->rank(); }
   int size() const { return t_->size(); }
@@ -139,10 +85,6 @@ class Comm {
   // Blocks until a message from any rank is ready to receive; returns its sender.
   int probe_any();
 
-  // This rank's bytes since reset_counts(), so a caller can split them by role.
-  uint64_t sent_bytes() const { return sent_B_; }
-  uint64_t recv_bytes() const { return recv_B_; }
-
   // Added to every step index until reset: lets one algorithm run another as
   // its later phase (a broadcast made of a scatter, then an all-gather).
   void set_step_offset(int offset) { step_offset_ = offset; }
@@ -151,27 +93,20 @@ class Comm {
   // part of this phase (the ring halves and the algorithms built of phases set it).
   void begin_phase(Phase phase) { phase_ = phase; }
 
-  // While tracing: the buffer to keep a copy of as each step begins, which is
-  // then its state after the steps before. The harness watches the result;
-  // an algorithm that works in scratch (a reduce-scatter) watches that instead.
-  void watch(const void* buf, size_t bytes) { watched_ = buf, watched_B_ = bytes; }
-  void snapshot();  // the watched buffer now: after the last step begun (the end of a run)
-  const std::vector<Snapshot>& snapshots() const { return snapshots_; }
-  std::vector<std::vector<Snapshot>> gather_snapshots() const;  // every rank's, on every rank
+  // The buffer whose state after each step --show --steps prints. The
+  // harness watches the result; an algorithm that works in scratch (a
+  // reduce-scatter) points at that instead. Nothing happens unless a
+  // Recorder is attached.
+  void watch(const void* buf, size_t bytes);
 
-  // Counting: start a fresh count, then gather every rank's into one Traffic
-  // (collective). Tracing keeps each message, for --show and for the bytes
-  // through the busiest node's port: gather_counts() finds those only in a
-  // traced run (0 otherwise).
-  void reset_counts();
-  Traffic gather_counts() const;
-  void set_tracing(bool on) { tracing_ = on; }   // reset_counts() clears the trace
-  std::vector<TraceEntry> gather_trace() const;  // all ranks' sends, on every rank
+  // The harness: every message from now on is told to `recorder` (null: to
+  // none). A fresh attachment starts the schedule at its phase `none`.
+  void attach(Recorder* recorder);
 
  private:
-  void count_send(int to, size_t bytes, Step step);
-  void count_recv(size_t bytes, Step step);
-  int enter(Step step);  // a call of this step begins: snapshot the last one's end; its index
+  int step_index(Step step) const { return step.index + step_offset_; }
+  void sending(int to, size_t bytes, Step step);
+  void receiving(size_t bytes, Step step);
   // Blocking exchange; acc (op)= each received piece when red is given.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                 const Reduction* red, void* acc);
@@ -180,18 +115,9 @@ class Comm {
   Memory* mem_ = &host_;
   std::unique_ptr<Transport> owned_;  // over MPI; null over another's
   Transport* t_;
-  Nodes nodes_;
-  uint64_t sent_B_ = 0, recv_B_ = 0, msgs_ = 0;
-  int64_t last_step_ = -1;
   int step_offset_ = 0;
-  Nccl* nccl_ = nullptr;
-  bool tracing_ = false;
-  std::vector<TraceEntry> trace_;
   Phase phase_ = Phase::none;
-  int step_now_ = -1;  // the latest step this rank has begun, for snapshots
-  const void* watched_ = nullptr;
-  size_t watched_B_ = 0;
-  std::vector<Snapshot> snapshots_;
+  Recorder* recorder_ = nullptr;
 };
 
 }  // namespace commlab

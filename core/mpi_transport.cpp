@@ -5,7 +5,19 @@
 #include "device.hpp"
 #include "transport.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
+#endif
+
 namespace commlab {
+
+bool mpi_is_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
 
 namespace {
 // MPI 3 counts are int. Larger messages travel as consecutive pieces of at
@@ -75,16 +87,16 @@ class MpiTransport : public Transport {
     MPI_Probe(MPI_ANY_SOURCE, kTag, comm_, &status);
     return status.MPI_SOURCE;
   }
-  std::vector<std::vector<uint64_t>> allgather(const std::vector<uint64_t>& mine) override {
+  std::vector<std::vector<char>> allgather(const std::vector<char>& mine) override {
     int n = static_cast<int>(mine.size());
     std::vector<int> counts(size_), displs(size_);
     MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
     int total = 0;
     for (int r = 0; r < size_; ++r) displs[r] = total, total += counts[r];
-    std::vector<uint64_t> flat(total);
-    MPI_Allgatherv(mine.data(), n, MPI_UINT64_T, flat.data(), counts.data(), displs.data(),
-                   MPI_UINT64_T, comm_);
-    std::vector<std::vector<uint64_t>> all(size_);
+    std::vector<char> flat(total);
+    MPI_Allgatherv(mine.data(), n, MPI_BYTE, flat.data(), counts.data(), displs.data(), MPI_BYTE,
+                   comm_);
+    std::vector<std::vector<char>> all(size_);
     for (int r = 0; r < size_; ++r)
       all[r].assign(flat.begin() + displs[r], flat.begin() + displs[r] + counts[r]);
     return all;

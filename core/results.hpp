@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "outcome.hpp"
 #include "traffic.hpp"
+#include "types.hpp"
 
 namespace commlab {
 
@@ -34,7 +36,9 @@ struct RunInfo {  // the same for every row of one run
 
 struct Row {
   const RunInfo* run = nullptr;
-  std::string algorithm, impl, dtype, op;
+  std::string algorithm;
+  Impl impl = Impl::hand;
+  std::string dtype, op;  // their names, or "none" (a barrier has neither)
   uint64_t count = 0, bytes = 0;
   double t_avg_us = 0, t_min_us = 0, t_max_us = 0, t_median_us = 0;
   double algbw_GBps = 0, busbw_GBps = 0;
@@ -43,8 +47,8 @@ struct Row {
   std::string taught_formula;
   double taught_T_B = 0;
   std::optional<uint64_t> wrong, diff_vs_lib;
-  std::string traffic;             // exact | DIFFERS | empty for library rows
-  std::string check;               // ok | FAIL | off
+  TrafficCheck traffic = TrafficCheck::none;  // none for library rows
+  Check check = Check::off;
   std::string note;                // first mismatch, or why something was skipped
   std::string transport = "host";  // GPU data: staged | cuda-aware | nccl
   std::optional<double> t_model_us;  // the time model's prediction (time_model.hpp)

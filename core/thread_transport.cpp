@@ -74,7 +74,7 @@ class ThreadTransport : public Transport {
         [] { return std::string("a message from any rank"); });
     return box.queue.front()->from;
   }
-  std::vector<std::vector<uint64_t>> allgather(const std::vector<uint64_t>& mine) override {
+  std::vector<std::vector<char>> allgather(const std::vector<char>& mine) override {
     std::unique_lock lock(w_.mu_);
     const uint64_t round = w_.round_;
     w_.slots_[me_] = mine;

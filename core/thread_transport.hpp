@@ -71,7 +71,7 @@ class ThreadWorld {
   std::vector<Inbox> inbox_;
   bool failed_ = false;
   // allgather: each rank's list; the lists of the last round complete.
-  std::vector<std::vector<uint64_t>> slots_, gathered_;
+  std::vector<std::vector<char>> slots_, gathered_;
   int arrived_ = 0;
   uint64_t round_ = 0;
   std::condition_variable round_done_;

@@ -139,7 +139,6 @@ CostModel probe_cost(Comm& comm, const Reduction* red) {
   std::copy_n(figures.begin(), nx, m.exchange.us.begin());
   std::copy_n(figures.begin() + nx, nr, m.reduce.us.begin());
   m.overlap = figures.back();
-  comm.reset_counts();
   return m;
 }
 

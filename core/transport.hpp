@@ -51,12 +51,15 @@ class Transport {
   // Blocks until a message from any rank is ready; returns its sender.
   virtual int probe_any() = 0;
 
-  // Every rank's list, in rank order, on every rank (collective). Counting
-  // and --show gather through this.
-  virtual std::vector<std::vector<uint64_t>> allgather(const std::vector<uint64_t>& mine) = 0;
+  // Every rank's bytes, in rank order, on every rank (collective). A
+  // Recorder gathers its records through this.
+  virtual std::vector<std::vector<char>> allgather(const std::vector<char>& mine) = 0;
   // The MPI communicator underneath, for library calls; MPI_COMM_NULL if none.
   virtual MPI_Comm mpi() const { return MPI_COMM_NULL; }
 };
+
+// MPIX_Query_cuda_support(): whether this MPI reads device memory itself.
+bool mpi_is_cuda_aware();
 
 // The MPI transport of this kind over `comm`, its buffers in `mem`.
 std::unique_ptr<Transport> make_mpi_transport(MPI_Comm comm, TransportKind kind, Memory& mem);

@@ -4,12 +4,12 @@
 // its own copy of the weights. The ring sends 2(P-1)/P x M bytes per rank.
 #include <mpi.h>
 
-#include "collectives/collective.hpp"
+#include "allreduce_algos/algorithms.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {
 
-Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
+Packed train_allreduce(Comm& comm, const Recorder& counted, const Config& cfg, RankStats& st) {
   Worker worker(cfg, comm.rank());
   const CollectiveAlgorithm ring = allreduce_ring_algorithm();
   const size_t n = cfg.shape.params();
@@ -27,8 +27,8 @@ Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st) {
     st.push += t1 - t0;
     st.aggregate += MPI_Wtime() - t1;
   }
-  st.worker_out = comm.sent_bytes();
-  st.worker_in = comm.recv_bytes();
+  st.worker_out = counted.sent_B();
+  st.worker_in = counted.recv_B();
   if (comm.rank() != 0) return {};
   return worker.weights;
 }

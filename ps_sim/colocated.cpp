@@ -14,7 +14,7 @@
 
 namespace commlab::ps {
 
-Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
                        RankStats& st) {
   const int P = cfg.P, me = comm.rank();
   const size_t n = shards[me].count();
@@ -29,7 +29,7 @@ Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& 
     worker.compute(t, st);
 
     double t0 = MPI_Wtime();
-    uint64_t sent0 = comm.sent_bytes(), recv0 = comm.recv_bytes();
+    uint64_t sent0 = counted.sent_B(), recv0 = counted.recv_B();
     for (int s = 0; s < P; ++s) {
       shards[s].pack(worker.grad.data(), s == me ? incoming[me].data() : parts[s].data());
       if (s == me) continue;
@@ -42,8 +42,8 @@ Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& 
     double t2 = MPI_Wtime();
     st.push += t1 - t0;
     st.idle += t2 - t1;
-    st.worker_out += comm.sent_bytes() - sent0;
-    st.server_in += comm.recv_bytes() - recv0;
+    st.worker_out += counted.sent_B() - sent0;
+    st.server_in += counted.recv_B() - recv0;
 
     std::vector<float>& sum = incoming[0];
     for (int s = 1; s < P; ++s) accumulate(sum.data(), incoming[s].data(), n);
@@ -51,7 +51,7 @@ Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& 
     double t3 = MPI_Wtime();
     st.aggregate += t3 - t2;
 
-    sent0 = comm.sent_bytes(), recv0 = comm.recv_bytes();
+    sent0 = counted.sent_B(), recv0 = counted.recv_B();
     for (int s = 0; s < P; ++s) {
       if (s == me) continue;
       if (!parts[s].empty()) comm.irecv(s, parts[s].data(), bytes(parts[s]), {2 * t + 1});
@@ -61,8 +61,8 @@ Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& 
     parts[me] = weights;
     for (int s = 0; s < P; ++s) shards[s].unpack(parts[s].data(), worker.weights.data());
     st.pull += MPI_Wtime() - t3;
-    st.server_out += comm.sent_bytes() - sent0;
-    st.worker_in += comm.recv_bytes() - recv0;
+    st.server_out += counted.sent_B() - sent0;
+    st.worker_in += counted.recv_B() - recv0;
   }
   return weights;
 }

@@ -11,9 +11,12 @@
 #include <cmath>
 #include <optional>
 
-#include "collectives/collective.hpp"
-#include "core/bench.hpp"
+#include "allreduce_algos/algorithms.hpp"
 #include "core/errors.hpp"
+#include "core/nodes.hpp"
+#include "core/recorder.hpp"
+#include "harness/admission.hpp"
+#include "harness/host.hpp"
 #include "core/numbers.hpp"
 #include "core/options.hpp"
 #include "core/results.hpp"
@@ -263,7 +266,8 @@ std::optional<Settings> start(Comm& comm, int argc, char** argv, LinesFile& csv,
     if (comm.rank() == 0) fmt::print("{}", help);
     return std::nullopt;
   }
-  agree_or_exit(comm.mpi(), memory_problem(comm, footprint(s, comm.rank())));
+  agree_or_exit(comm.mpi(),
+                memory_problem(comm.mpi(), nodes_of(comm.mpi()), footprint(s, comm.rank())));
   if (comm.rank() == 0) try {
       if (!s.csv.empty()) csv = LinesFile(s.csv, csv_header(schema()), "--csv");
       if (!s.loss_csv.empty()) loss_csv = LinesFile(s.loss_csv, kLossColumns, "--loss-csv");
@@ -293,12 +297,13 @@ void print_heading(const Report& r) {
 double train(Comm& comm, const Config& c, const std::vector<Shard>& shards, RankStats& st,
              Packed& owned) {
   MPI_Barrier(comm.mpi());
-  comm.reset_counts();
+  Recorder counted;
+  comm.attach(&counted);
   const double t0 = MPI_Wtime();
   try {
-    owned = c.mode == Mode::ps          ? train_parameter_server(comm, c, shards, st)
-            : c.mode == Mode::colocated ? train_colocated(comm, c, shards, st)
-                                        : train_allreduce(comm, c, st);
+    owned = c.mode == Mode::ps          ? train_parameter_server(comm, counted, c, shards, st)
+            : c.mode == Mode::colocated ? train_colocated(comm, counted, c, shards, st)
+                                        : train_allreduce(comm, counted, c, st);
   } catch (const std::exception& e) {  // out of memory on one rank: stop them all
     fmt::print(stderr, "error: rank {}: {}\n", comm.rank(), e.what());
     std::fflush(stderr);

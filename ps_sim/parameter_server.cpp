@@ -138,14 +138,14 @@ void work(Comm& comm, const Config& cfg, const std::vector<Shard>& shards, Worke
 
 }  // namespace
 
-Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
                               RankStats& st) {
   const int me = comm.rank();
   if (me >= cfg.S) {
     Worker worker(cfg, me - cfg.S);
     work(comm, cfg, shards, worker, st);
-    st.worker_out = comm.sent_bytes();
-    st.worker_in = comm.recv_bytes();
+    st.worker_out = counted.sent_B();
+    st.worker_in = counted.recv_B();
     return {};
   }
   Server server(comm, cfg, shards[me], st);
@@ -154,8 +154,8 @@ Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<S
     server.bsp();
   else
     server.stale();
-  st.server_out = comm.sent_bytes();
-  st.server_in = comm.recv_bytes();
+  st.server_out = counted.sent_B();
+  st.server_in = counted.recv_B();
   return server.weights;
 }
 

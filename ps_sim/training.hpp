@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/recorder.hpp"
 #include "model.hpp"
 #include "placement.hpp"
 
@@ -67,13 +68,14 @@ struct Worker {
 
 // Each mode trains on this rank in its role and returns the part of the
 // final model it holds, packed: rank s < S its shard s; without servers,
-// rank 0 the whole model; every other rank nothing.
+// rank 0 the whole model; every other rank nothing. `counted` is attached to
+// comm: each mode splits this rank's bytes by role from it.
 using Packed = std::vector<float>;
-Packed train_parameter_server(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
                               RankStats& st);
-Packed train_colocated(Comm& comm, const Config& cfg, const std::vector<Shard>& shards,
+Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
                        RankStats& st);
-Packed train_allreduce(Comm& comm, const Config& cfg, RankStats& st);
+Packed train_allreduce(Comm& comm, const Recorder& counted, const Config& cfg, RankStats& st);
 
 // The same training, serially, on one process: every worker's gradient of an
 // iteration summed in worker order, then one step. The synchronous modes must

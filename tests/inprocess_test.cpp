@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "collectives/inprocess.hpp"
+#include "harness/inprocess.hpp"
 
 using namespace commlab;
 
@@ -113,24 +113,11 @@ void check_operation(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("in-process: allreduce") { check_operation("allreduce"); }
-TEST_CASE("in-process: sendrecv") { check_operation("sendrecv"); }
-TEST_CASE("in-process: bcast") { check_operation("bcast"); }
-TEST_CASE("in-process: reduce") { check_operation("reduce"); }
-TEST_CASE("in-process: scatter") { check_operation("scatter"); }
-TEST_CASE("in-process: gather") { check_operation("gather"); }
-TEST_CASE("in-process: allgather") { check_operation("allgather"); }
-TEST_CASE("in-process: reduce_scatter") { check_operation("reduce_scatter"); }
-TEST_CASE("in-process: alltoall") { check_operation("alltoall"); }
-TEST_CASE("in-process: barrier") { check_operation("barrier"); }
-
-TEST_CASE("in-process: every operation is tested here") {
-  for (const auto& op : all_operations()) {
-    const std::string tested =
-        "allreduce sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier";
-    CHECK(tested.find(op->name) != std::string::npos);
-  }
-}
+// Every operation of the one list, a test case each.
+#define COMMLAB_OPERATION(name) \
+  TEST_CASE("in-process: " #name) { check_operation(#name); }
+#include "collectives/operations.def"
+#undef COMMLAB_OPERATION
 
 TEST_CASE("in-process: a schedule that deadlocks fails naming the rank, in time") {
   ThreadWorld world(3, std::chrono::milliseconds(200));

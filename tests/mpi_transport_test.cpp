@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/comm.hpp"
+#include "core/recorder.hpp"
 
 using namespace commlab;
 
@@ -15,9 +16,10 @@ TEST_CASE("a ring of sendrecv counts every byte, message and step") {
   Comm comm(MPI_COMM_WORLD);
   const int P = comm.size(), me = comm.rank();
   std::vector<char> out(100 + me, char(me)), in(100 + (me - 1 + P) % P);
-  comm.reset_counts();
+  Recorder counted;
+  comm.attach(&counted);
   comm.sendrecv((me + 1) % P, out.data(), out.size(), (me - 1 + P) % P, in.data(), in.size(), {3});
-  Traffic t = comm.gather_counts();
+  Traffic t = counted.gather_counts(comm.transport(), Nodes());
   CHECK(in.front() == char((me - 1 + P) % P));
   CHECK(t.msgs_total == uint64_t(P));
   CHECK(t.steps == 4);
@@ -28,11 +30,12 @@ TEST_CASE("a ring of sendrecv counts every byte, message and step") {
 TEST_CASE("zero-byte messages are still messages") {
   Comm comm(MPI_COMM_WORLD);
   if (comm.size() < 2) return;
-  comm.reset_counts();
+  Recorder counted;
+  comm.attach(&counted);
   char c = 0;
   if (comm.rank() == 0) comm.send(1, &c, 0, {0});
   if (comm.rank() == 1) comm.recv(0, &c, 0, {0});
-  Traffic t = comm.gather_counts();
+  Traffic t = counted.gather_counts(comm.transport(), Nodes());
   CHECK(t.msgs_total == 1);
   CHECK(t.sent_total_B == 0);
 }
@@ -49,14 +52,15 @@ TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
   };
   for (size_t i : {size_t{0}, size_t{1} << 30, big - 1}) buf[i] = mark(i, me);
 
-  comm.reset_counts();
+  Recorder counted;
+  comm.attach(&counted);
   if (me == 0)
     comm.send(1, buf.data(), big, {0});
   else {
     comm.recv(0, buf.data(), big, {0});
     check(0);
   }
-  CHECK(comm.gather_counts().sent_total_B == big);
+  CHECK(counted.gather_counts(comm.transport(), Nodes()).sent_total_B == big);
 
   // sendrecv with a big send against an empty receive, and the other way round.
   for (size_t i : {size_t{0}, size_t{1} << 30, big - 1}) buf[i] = mark(i, me);

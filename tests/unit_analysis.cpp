@@ -15,7 +15,9 @@
 #include "analysis/links.hpp"
 #include "analysis/report.hpp"
 #include "analysis/rows.hpp"
-#include "collectives/collective.hpp"
+#include "allreduce_algos/algorithms.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 #include "core/results.hpp"
 
 using namespace commlab;

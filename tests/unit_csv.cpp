@@ -27,7 +27,7 @@ Row sample(const RunInfo& info, uint64_t count) {
   Row r;
   r.run = &info;
   r.algorithm = "ring";
-  r.impl = "hand";
+  r.impl = Impl::hand;
   r.dtype = "float32";
   r.op = "sum";
   r.count = count;
@@ -39,8 +39,8 @@ Row sample(const RunInfo& info, uint64_t count) {
   r.taught_T_B = 48;
   r.wrong = 0;
   r.diff_vs_lib = 0;
-  r.traffic = "exact";
-  r.check = "ok";
+  r.traffic = TrafficCheck::exact;
+  r.check = Check::ok;
   r.note = "a note, with a comma and \"quotes\"";
   return r;
 }

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "collectives/collective.hpp"
+#include "allreduce_algos/algorithms.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 
 using namespace commlab;
 
@@ -29,7 +31,7 @@ TEST_CASE("ring: uneven chunks, the busiest rank and the total") {
 }
 
 TEST_CASE("ring and tree and master-worker do nothing at P = 1") {
-  const auto allreduce = make_allreduce();  // kept: a temporary's members die before the loop
+  const auto allreduce = make_operation("allreduce");  // kept: a temporary's members die before the loop
   for (const auto& algo : allreduce->algorithms) {
     Traffic t = algo.model(1, 100, 4, 0);
     CHECK(t.sent_total_B == 0);
@@ -69,7 +71,7 @@ TEST_CASE("tree: shape and traffic of binary trees") {
 }
 
 TEST_CASE("taught formulas as the textbooks write them") {
-  const auto op = make_allreduce();
+  const auto op = make_operation("allreduce");
   const auto& mw = op->algorithm("master_worker");
   const auto& ring = op->algorithm("ring");
   const auto& tree = op->algorithm("tree");
@@ -161,7 +163,7 @@ TEST_CASE("the bytes the busiest reducer reduces") {
 // chunk per node for the hierarchical ring of leaders).
 TEST_CASE("each closed form at scale equals its algorithm's Tally") {
   int with_closed_form = 0;
-  const auto allreduce = make_allreduce();
+  const auto allreduce = make_operation("allreduce");
   for (const CollectiveAlgorithm& a : allreduce->algorithms) {
     if (!a.at_scale) continue;
     ++with_closed_form;

@@ -3,7 +3,9 @@
 // made from them (the segment, auto).
 #include <catch2/catch.hpp>
 
-#include "collectives/collective.hpp"
+#include "allreduce_algos/algorithms.hpp"
+#include "collectives/algorithms.hpp"
+#include "harness/operation.hpp"
 #include "core/time_model.hpp"
 
 using namespace commlab;
@@ -104,7 +106,7 @@ TEST_CASE("the segment the model picks: many where reductions hide, one where th
 }
 
 TEST_CASE("auto's pick follows the machine: latency-bound small, bandwidth-bound large") {
-  const auto op = make_allreduce();
+  const auto op = make_operation("allreduce");
   const CostModel m = lines(5, 0.001, 0.0005);
   auto pick = [&](size_t count) {
     return op->algorithms[fastest(predict(*op, m, JobShape{8, count, 4, 0}))].name;

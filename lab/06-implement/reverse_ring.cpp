@@ -11,7 +11,7 @@
 //   reduce-scatter, steps s = 0 .. P-2: rank r sends chunk ? to r-1 and
 //     folds chunk ?, from r+1, into its own copy
 //   all-gather, steps P-1+s for s = 0 .. P-2: rank r sends chunk ? ...
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

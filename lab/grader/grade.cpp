@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/errors.hpp"
-#include "core/bench.hpp"
+#include "harness/host.hpp"
 #include "questions.hpp"
 
 using namespace commlab;

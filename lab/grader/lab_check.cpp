@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 
-#include "collectives/inprocess.hpp"
+#include "harness/inprocess.hpp"
 #include "core/errors.hpp"
 
 using namespace commlab;
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
-  const auto op = make_allreduce();
+  const auto op = make_operation("allreduce");
 #ifdef COMMLAB_LAB_FIXTURE
   op->algorithms.push_back(lab_fixture_algorithm());
 #endif

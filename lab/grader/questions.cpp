@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "collectives/inprocess.hpp"
+#include "harness/inprocess.hpp"
 #include "core/errors.hpp"
 #include "core/names.hpp"
 #include "core/time_model.hpp"

@@ -22,7 +22,7 @@
 //
 // Each rank sends 2(P-1) chunks, as the ring turning right does. With
 // count < P the empty chunks travel as 0-byte messages.
-#include "collectives/collective.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace commlab {
 

@@ -6,18 +6,15 @@
 #include <climits>
 #include <optional>
 
-#include "collective.hpp"
-#include "core/bench.hpp"
 #include "core/errors.hpp"
 #include "core/time_model.hpp"
+#include "operation.hpp"
+#include "program.hpp"
+#include "runner.hpp"
 
 namespace commlab {
 
 namespace {
-
-std::unique_ptr<Operation> (*const kOperations[])() = {
-    make_allreduce, make_sendrecv,  make_bcast,          make_reduce,   make_scatter,
-    make_gather,    make_allgather, make_reduce_scatter, make_alltoall, make_barrier};
 
 std::vector<std::string> names(const std::vector<CollectiveAlgorithm>& algorithms) {
   std::vector<std::string> v;
@@ -75,7 +72,7 @@ class ShapeRun {
     const int P = comm_.size();
     const size_t segment_B = o_.segment_B ? *o_.segment_B
                                           : best_segment_B(cost_, Partition{N, P}.largest() * esize, esize);
-    return {P, N, esize, o_.root, comm_.nodes(), segment_B};
+    return {P, N, esize, o_.root, runner_.nodes(), segment_B};
   }
 
 
@@ -98,8 +95,8 @@ class ShapeRun {
       c.impl = impl;
       c.prepare = [] {};
       c.run = [this, run] {
-        run(CollectiveJob{
-            comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root, comm_.memory()});
+        run(CollectiveJob{comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root,
+                          comm_.memory(), 0, &runner_.nodes(), runner_.nccl()});
       };
       c.check = [this, run = c.run] { return op_.check(comm_, run); };
       return c;
@@ -168,11 +165,13 @@ class ShapeRun {
     };
     auto job = [this, run, N = d.N, red = d.red, root = o_.root,
                 segment_B = d.job.segment_B](const void* from, void* to) {
-      run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B});
+      run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B,
+                        &runner_.nodes(), runner_.nccl()});
     };
     if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
       LibraryStaging* staging =
-          d.stagings.emplace_back(std::make_unique<LibraryStaging>(comm_, input, out)).get();
+          d.stagings.emplace_back(std::make_unique<LibraryStaging>(runner_.transport(), input, out))
+              .get();
       c.run = [staging, job, in_place] { staging->run(in_place, job); };
     } else {
       c.run = [job, &out, &input, in_place] {
@@ -191,7 +190,7 @@ class ShapeRun {
     for (const LibraryCall& lib : op_.library) {
       if (!lib.pairs_with.empty() && !picked(algorithms, lib.pairs_with)) continue;
       if (lib.impl == Impl::nccl &&
-          (!comm_.nccl() || (lib.usable && !lib.usable(d.P, d.N, d.in_place))))
+          (!runner_.nccl() || (lib.usable && !lib.usable(d.P, d.N, d.in_place))))
         continue;
       Buffer& out = d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, o_.device))
                         .second;
@@ -276,17 +275,35 @@ size_t fastest(const std::vector<Predicted>& predicted) {
                 predicted.begin());
 }
 
-std::vector<std::unique_ptr<Operation>> all_operations() {
-  std::vector<std::unique_ptr<Operation>> all;
-  for (auto make : kOperations) all.push_back(make());
-  return all;
+namespace {
+
+// Every shape asked for, each a row per implementation; the time model's
+// costs measured once, first.
+int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
+                const Options& o, Comm& comm, const Nodes& nodes) {
+  Runner runner(comm, o, nodes);
+  CostModel cost;
+  if (op.has_data) {
+    // The reduction's cost only where the operation reduces; measured for
+    // the first dtype and op asked for.
+    const Reduction first{o.dtypes.front(), o.ops.front()};
+    cost = probe_cost(comm, op.reduces ? &first : nullptr);
+    if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
+  }
+  ShapeRun shapes(runner, comm, o, op, cost);
+  if (!op.has_data) {
+    runner.emit(shapes.measure_without_data(algorithms));
+    return runner.exit_code();
+  }
+  const std::vector<Op> ops = op.reduces ? o.ops : std::vector<Op>{Op::sum};
+  for (DType dtype : o.dtypes)
+    for (Op op_kind : ops)
+      for (size_t count : o.counts_for(dtype))
+        runner.emit(shapes.measure(algorithms, dtype, op_kind, count));
+  return runner.exit_code();
 }
 
-std::unique_ptr<Operation> make_operation(const std::string& name) {
-  for (auto& op : all_operations())
-    if (op->name == name) return std::move(op);
-  throw UsageError("unknown collective '" + name + "'");
-}
+}  // namespace
 
 int collective_main(int argc, char** argv, const std::string& operation,
                     const std::string& only_algorithm) {
@@ -300,33 +317,26 @@ int collective_main(int argc, char** argv, const std::string& operation,
     program += "_" + only_algorithm;
     what = "the hand-written " + only_algorithm;
   }
+  const std::string description =
+      program + ": " + op->summary + "; " + what + " beside the library, checked, timed and counted";
   std::vector<std::string> algorithms;
-  return program_main(
-      argc, argv, program,
-      program + ": " + op->summary + "; " + what +
-          " beside the library, checked, timed and counted",
-      [&](const Options& o, int P, int rank) {
+  return run_program<Options>(
+      argc, argv,
+      [&](int n, char** args, int P, int rank) {
+        Parsed parsed = parse_options(n, args, program, description);
+        Parse<Options> p;
+        p.help = parsed.help;
+        if (!parsed.run) return p;
+        Options& o = p.settings.emplace(std::move(parsed.opts));
+        // A lecture's example, not a sweep: P elements, one chunk per rank.
+        if (o.show_default_count) o.counts = {size_t(P)};
         algorithms = pick_algorithms(o, known);
         refuse_bad_input(*op, o, P);
-        return footprint(*op, o, P, rank);
+        p.footprint = footprint(*op, o, P, rank);
+        return p;
       },
-      [&](Runner& runner, Comm& comm, const Options& o) {
-        if (o.node_size > 0) comm.set_nodes(Nodes::blocks(comm.size(), o.node_size));
-        CostModel cost;
-        if (op->has_data) {
-          // The reduction's cost only where the operation reduces; measured
-          // for the first dtype and op asked for.
-          const Reduction first{o.dtypes.front(), o.ops.front()};
-          cost = probe_cost(comm, op->reduces ? &first : nullptr);
-          if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
-        }
-        ShapeRun shapes(runner, comm, o, *op, cost);
-        if (!op->has_data) return runner.emit(shapes.measure_without_data(algorithms));
-        const std::vector<Op> ops = op->reduces ? o.ops : std::vector<Op>{Op::sum};
-        for (DType dtype : o.dtypes)
-          for (Op op_kind : ops)
-            for (size_t count : o.counts_for(dtype))
-              runner.emit(shapes.measure(algorithms, dtype, op_kind, count));
+      [&](const Options& o, Comm& comm, const Nodes& nodes) {
+        return measure_all(*op, algorithms, o, comm, nodes);
       });
 }
 

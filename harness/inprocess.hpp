@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "collective.hpp"
+#include "operation.hpp"
+#include "core/buffer.hpp"
+#include "core/recorder.hpp"
 #include "core/thread_transport.hpp"
 
 namespace commlab {

@@ -1,4 +1,4 @@
-#include "collective.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -30,24 +30,26 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   result.wrong.resize(run.P);
   result.snapshots.resize(run.P);
   result.outputs.resize(run.P);
+  // Where the ranks run: as asked, or one node.
+  const Nodes nodes = run.nodes.empty() ? Nodes::blocks(run.P, run.P) : run.nodes;
   world.run([&](Transport& transport) {
     const int me = transport.rank();
     Memory mem;
     Comm comm(transport, mem);
-    comm.set_nodes(run.nodes);
+    Recorder recorder(/*tracing=*/true);  // the ports' bytes need every message
+    comm.attach(&recorder);
     const Layout L = truth.layout(me);
     Buffer input(run.dtype, run.in_place ? 0 : L.in), out(run.dtype, L.out);
     Buffer& before = run.in_place ? out : input;
     out.fill([](size_t) { return kJunk; });
     before.fill([&](size_t i) { return truth.before(me, i); });
-    comm.set_tracing(true);  // the ports' bytes need every message; snapshots only if asked
-    if (run.trace) comm.watch(out.data(), out.bytes());
+    if (run.trace) comm.watch(out.data(), out.bytes());  // snapshots only if asked
     run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
-                  run.segment_B});
-    if (run.trace) comm.snapshot();
-    const Traffic t = comm.gather_counts();
+                  run.segment_B, &nodes});
+    if (run.trace) recorder.snapshot(mem);
+    const Traffic t = recorder.gather_counts(transport, nodes);
     if (me == 0) result.counted = t;
-    result.snapshots[me] = comm.snapshots();
+    result.snapshots[me] = recorder.snapshots();
     result.outputs[me] = values_of(out);
     if (!run.op.has_data) return;
     const Mismatch m = compare(

@@ -1,0 +1,108 @@
+#include "recorder.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace commlab {
+
+namespace {
+
+// Every rank's records, in rank order, on every rank: structs travel as their
+// bytes, so nothing is packed by hand.
+template <class Record>
+std::vector<std::vector<Record>> gather_records(Transport& t, const std::vector<Record>& mine) {
+  static_assert(std::is_trivially_copyable_v<Record>, "records travel as their bytes");
+  std::vector<char> bytes(mine.size() * sizeof(Record));
+  if (!bytes.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  std::vector<std::vector<Record>> all;
+  for (const std::vector<char>& theirs : t.allgather(bytes)) {
+    all.emplace_back(theirs.size() / sizeof(Record));
+    if (!theirs.empty()) std::memcpy(all.back().data(), theirs.data(), theirs.size());
+  }
+  return all;
+}
+
+}  // namespace
+
+const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step) {
+  const Snapshot* found = nullptr;
+  for (const Snapshot& s : snapshots)
+    if (s.after_step <= step && (!found || s.after_step >= found->after_step)) found = &s;
+  return found;
+}
+
+void Recorder::begin_step(int step, Memory& mem) {
+  if (step <= step_now_) return;
+  if (tracing_ && watched_) snapshot(mem);
+  step_now_ = step;
+}
+
+void Recorder::sent(const TraceEntry& message) {
+  mine_.sent_B += message.bytes;
+  ++mine_.msgs;
+  mine_.last_step = std::max<int64_t>(mine_.last_step, message.step);
+  if (tracing_) trace_.push_back(message);
+}
+
+void Recorder::snapshot(Memory& mem) {
+  Snapshot s{step_now_, std::vector<char>(watched_B_)};
+  if (watched_B_) mem.copy(s.bytes.data(), watched_, watched_B_);
+  mem.sync();
+  snapshots_.push_back(std::move(s));
+}
+
+Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes) const {
+  Traffic t;
+  for (const std::vector<Counts>& theirs : gather_records(transport, std::vector<Counts>{mine_})) {
+    const Counts& c = theirs.at(0);
+    t.sent_max_rank_B = std::max(t.sent_max_rank_B, c.sent_B);
+    t.recv_max_rank_B = std::max(t.recv_max_rank_B, c.recv_B);
+    t.steps = std::max(t.steps, uint64_t(c.last_step + 1));
+    t.sent_total_B += c.sent_B;
+    t.msgs_total += c.msgs;
+  }
+  // Which messages crossed between nodes needs every rank's, so the trace.
+  std::vector<Message> sent;
+  for (const TraceEntry& e : gather_trace(transport)) sent.push_back({e.step, e.from, e.to, e.bytes});
+  t.port_critical_B = port_critical_B(sent, nodes.of_rank());
+  return t;
+}
+
+std::vector<TraceEntry> Recorder::gather_trace(Transport& transport) const {
+  std::vector<TraceEntry> all;
+  for (const auto& theirs : gather_records(transport, trace_))
+    all.insert(all.end(), theirs.begin(), theirs.end());
+  std::stable_sort(all.begin(), all.end(), [](const TraceEntry& a, const TraceEntry& b) {
+    return a.step != b.step ? a.step < b.step : a.from < b.from;
+  });
+  return all;
+}
+
+// Each rank's snapshots travel as two records: what each is (its step and
+// size), then all their bytes one after another.
+std::vector<std::vector<Snapshot>> Recorder::gather_snapshots(Transport& transport) const {
+  struct Header {
+    int after_step;
+    uint64_t bytes;
+  };
+  std::vector<Header> headers;
+  std::vector<char> bytes;
+  for (const Snapshot& s : snapshots_) {
+    headers.push_back({s.after_step, s.bytes.size()});
+    bytes.insert(bytes.end(), s.bytes.begin(), s.bytes.end());
+  }
+  const auto all_headers = gather_records(transport, headers);
+  const auto all_bytes = gather_records(transport, bytes);
+  std::vector<std::vector<Snapshot>> all(all_headers.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    auto from = all_bytes[r].begin();
+    for (const Header& h : all_headers[r]) {
+      all[r].push_back({h.after_step, std::vector<char>(from, from + h.bytes)});
+      from += h.bytes;
+    }
+  }
+  return all;
+}
+
+}  // namespace commlab

@@ -1,0 +1,76 @@
+// What the harness learns of a run, beside its result: every rank's bytes and
+// messages, each message with its step, chunk and phase (for --show, and for
+// the bytes through the busiest node's port), and the watched buffer as each
+// step begins (for --show --steps and the lab's grader). The harness attaches
+// one to a Comm (Comm::attach) for the runs it checks; the algorithms never
+// see it, and the timed runs go without.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "comm.hpp"
+#include "nodes.hpp"
+#include "traffic.hpp"
+
+namespace commlab {
+
+// One message, as --show lists it.
+struct TraceEntry {
+  int step, from, to, chunk;
+  uint64_t bytes;
+  Phase phase;
+};
+
+// A rank's buffer as it stood after `after_step` (-1: before its first step).
+struct Snapshot {
+  int after_step;
+  std::vector<char> bytes;
+};
+
+// A rank's state after `step`: its latest snapshot taken after a step up to
+// it (a rank idle in a step keeps what it had); null if it has none.
+const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step);
+
+class Recorder {
+ public:
+  // Counting always; keeping each message too when `tracing` (the bytes
+  // through a node's port need them), and the watched buffer's states.
+  explicit Recorder(bool tracing = false) : tracing_(tracing) {}
+
+  // Comm's side. Every message first says which step it belongs to (the
+  // offset applied): a step not begun before snapshots the end of the last.
+  void begin_step(int step, Memory& mem);
+  void sent(const TraceEntry& message);
+  void received(uint64_t bytes) { mine_.recv_B += bytes; }
+  void watch(const void* buf, size_t bytes) { watched_ = buf, watched_B_ = bytes; }
+  // The watched buffer now, as the state after the latest step begun: Comm
+  // takes one as each new step begins, the harness one at the end of a run.
+  void snapshot(Memory& mem);
+
+  // This rank's own bytes, so a caller can split them by role (ps_sim).
+  uint64_t sent_B() const { return mine_.sent_B; }
+  uint64_t recv_B() const { return mine_.recv_B; }
+  const std::vector<Snapshot>& snapshots() const { return snapshots_; }
+
+  // Collective over `transport`'s ranks: every rank's counts as one Traffic,
+  // its port bytes from the trace for these nodes (0 when not tracing).
+  Traffic gather_counts(Transport& transport, const Nodes& nodes) const;
+  std::vector<TraceEntry> gather_trace(Transport& transport) const;  // by step, then sender
+  std::vector<std::vector<Snapshot>> gather_snapshots(Transport& transport) const;
+
+ private:
+  struct Counts {  // one rank's, gathered as they are
+    uint64_t sent_B = 0, recv_B = 0, msgs = 0;
+    int64_t last_step = -1;
+  };
+  bool tracing_;
+  Counts mine_;
+  std::vector<TraceEntry> trace_;
+  int step_now_ = -1;  // the latest step this rank has begun, for snapshots
+  const void* watched_ = nullptr;
+  size_t watched_B_ = 0;
+  std::vector<Snapshot> snapshots_;
+};
+
+}  // namespace commlab

@@ -1,0 +1,77 @@
+#include "devices.hpp"
+
+#include <fmt/format.h>
+
+#include "core/device.hpp"
+#include "core/errors.hpp"
+#include "core/reduce.hpp"
+#include "core/transport.hpp"
+#include "host.hpp"
+
+namespace commlab {
+
+namespace {
+
+// --transport as asked, or the one this MPI can do; one line where it cannot.
+TransportKind choose_transport(MPI_Comm comm, const Options& opts) {
+  const bool aware = mpi_is_cuda_aware();
+  const TransportKind t =
+      opts.transport.value_or(aware ? TransportKind::cuda_aware : TransportKind::staged);
+  std::string error;
+  if (t == TransportKind::cuda_aware && !aware)
+    error = fmt::format(
+        "--transport cuda-aware: {} is not CUDA-aware (MPIX_Query_cuda_support() is 0); use "
+        "--transport staged",
+        mpi_version());
+  agree_or_exit(comm, error);
+  return t;
+}
+
+}  // namespace
+
+DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes) {
+  DeviceSetup d;
+  if (opts.device != Device::cuda) return d;
+  agree_or_exit(comm, gpu::unavailable_reason());
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  const NodePlace place = place_on_node(nodes, me);
+  int gpus = gpu::select(place.rank);  // ranks on a node take its GPUs in turn
+  d.transport = choose_transport(comm, opts);
+  // NCCL needs a GPU per rank on every node.
+  int most_local = 0, fewest_gpus = 0;
+  MPI_Allreduce(&place.size, &most_local, 1, MPI_INT, MPI_MAX, comm);
+  MPI_Allreduce(&gpus, &fewest_gpus, 1, MPI_INT, MPI_MIN, comm);
+  d.nccl_note = Nccl::unavailable_reason(most_local, fewest_gpus);
+  if (d.nccl_note.empty()) {
+    d.nccl = std::make_unique<Nccl>(comm);
+    d.nccl_note = Nccl::version() + ", one GPU per rank";
+  } else {
+    d.nccl_note = "no NCCL rows: " + d.nccl_note;
+  }
+  d.gpu_line =
+      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
+  return d;
+}
+
+LibraryStaging::LibraryStaging(TransportKind transport, const Buffer& in, Buffer& out)
+    : in_(in), out_(out) {
+  if (transport == TransportKind::host ||
+      (transport == TransportKind::cuda_aware && !mpi_reduces_on_host(in.dtype())))
+    return;
+  host_in_.emplace(Buffer::page_locked(in.dtype(), in.count()));
+  host_out_.emplace(Buffer::page_locked(out.dtype(), out.count()));
+}
+
+void LibraryStaging::run(bool in_place,
+                         const std::function<void(const void* in, void* out)>& call) {
+  if (!host_out_) return call(in_place ? out_.data() : in_.data(), out_.data());
+  if (in_place)
+    host_out_->copy_from(out_);
+  else
+    host_in_->copy_from(in_);
+  call(in_place ? host_out_->data() : host_in_->data(), host_out_->data());
+  out_.copy_from(*host_out_);
+}
+
+}  // namespace commlab

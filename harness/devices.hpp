@@ -1,0 +1,49 @@
+// Where a program's buffers live and how they travel, chosen once: with -d
+// cuda, this rank's GPU (ranks on a node take its GPUs in turn; several may
+// share one), the transport (CUDA-aware where the MPI is, staged otherwise,
+// or as --transport says), and NCCL where every rank has a GPU of its own.
+// And how a library call reaches GPU buffers through an MPI that cannot.
+#pragma once
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/buffer.hpp"
+#include "core/nccl.hpp"
+#include "core/nodes.hpp"
+#include "core/options.hpp"
+#include "core/types.hpp"
+
+namespace commlab {
+
+struct DeviceSetup {
+  TransportKind transport = TransportKind::host;
+  std::unique_ptr<Nccl> nccl;  // null: no NCCL rows (nccl_note says why)
+  std::string nccl_note;
+  std::string gpu_line;  // the header's "# GPU: ..." line; empty on the host
+};
+
+// Collective. A GPU that is missing or a transport the MPI cannot do ends
+// every rank with one line and exit 2. `nodes`: the ranks' real nodes.
+DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes);
+
+// A library call on GPU buffers through an MPI that cannot read them (the
+// staged transport, or 16-bit floats, which MPI reduces on the host): it runs
+// on page-locked host copies, and the copies are timed with it, as a user
+// without a CUDA-aware MPI would pay them. Otherwise it calls straight through.
+class LibraryStaging {
+ public:
+  LibraryStaging(TransportKind transport, const Buffer& in, Buffer& out);
+  // call(in, out); in place, `out` is both and `in` is not read.
+  void run(bool in_place, const std::function<void(const void* in, void* out)>& call);
+
+ private:
+  const Buffer& in_;
+  Buffer& out_;
+  std::optional<Buffer> host_in_, host_out_;
+};
+
+}  // namespace commlab

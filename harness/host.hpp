@@ -1,0 +1,27 @@
+// Where and when a program runs, as every row and header says it: the MPI
+// library, the date, the host, this build, where the ranks were placed; and
+// the launch that is not one MPI job.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include "core/results.hpp"
+
+namespace commlab {
+
+std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"
+std::string utc_now();
+std::string hostname();
+std::string commlab_version();  // git describe, at configure time
+constexpr int kHostnameMax = 256;  // bytes of a host name, gathered
+// Every rank's host, as nodes and ranks per node (collective).
+Placement gather_placement(MPI_Comm comm);
+// Empty, or why this launch is not one MPI job: srun started several tasks
+// and MPI sees one rank in each (the plugin does not match this MPI).
+std::string misread_launch();
+
+// Each rank's line, printed by rank 0 in rank order (collective).
+void print_in_rank_order(MPI_Comm comm, const std::string& line);
+
+}  // namespace commlab

@@ -1,0 +1,172 @@
+#include "runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/errors.hpp"
+#include "core/recorder.hpp"
+#include "core/stats.hpp"
+#include "host.hpp"
+#include "show.hpp"
+#include "table.hpp"
+
+namespace commlab {
+
+Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
+    : comm_(comm),
+      opts_(opts),
+      mem_(opts.device),
+      nodes_(opts.node_size > 0 ? Nodes::blocks(comm.size(), opts.node_size) : nodes) {
+  agree_or_exit(comm.mpi(), opts.root < comm.size() ? ""
+                                                    : fmt::format("-r {}: root must be below the "
+                                                                  "number of ranks, {}",
+                                                                  opts.root, comm.size()));
+  device_ = set_up_device(comm.mpi(), opts, nodes);
+  comm.use(mem_, device_.transport);
+  std::string error;
+  try {
+    if (comm.rank() == 0 && !opts.csv.empty()) csv_ = LinesFile(opts.csv, csv_header(), "--csv");
+    if (comm.rank() == 0 && !opts.json.empty()) json_ = LinesFile(opts.json, "", "--json");
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  agree_or_exit(comm.mpi(), error);
+
+  info_.program = opts.program;
+  info_.device = name(opts.device);
+  info_.host = hostname();
+  info_.date = utc_now();
+  info_.mpi_version = mpi_version();
+  info_.commlab_version = commlab_version();
+  info_.P = comm.size();
+  info_.root = opts.root;
+  info_.iters = opts.iters;
+  info_.warmup = opts.warmup;
+  info_.in_place = opts.in_place;
+  info_.transport = name(device_.transport);
+  info_.placement = gather_placement(comm.mpi());
+  if (comm.rank() == 0) print_heading(info_, opts, device_.gpu_line);
+}
+
+int Runner::exit_code() const { return failed_ ? kExitWrong : 0; }
+
+Row Runner::blank_row(const Shape& shape, const Case& c) const {
+  Row row;
+  row.run = &info_;
+  row.algorithm = c.algorithm;
+  row.impl = c.impl;
+  row.dtype = shape.has_data ? name(shape.dtype) : "none";
+  row.op = shape.reduces ? name(shape.op) : "none";
+  row.count = shape.count;
+  row.bytes = shape.count * element_size(shape.dtype);
+  row.model = c.model;
+  if (c.t_model_us) row.t_model_us = *c.t_model_us * c.time_scale;  // as the row's time
+  row.chose = c.chose;
+  row.taught_formula = c.taught_formula;
+  row.taught_T_B = c.taught_T_B;
+  row.transport = c.impl == Impl::nccl ? "nccl" : info_.transport;
+  return row;
+}
+
+// One run with a Recorder attached: its traffic counted (every message kept,
+// for --show and for the bytes through each node's port), and with --show
+// the buffers and the schedule printed.
+void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
+  const bool show = opts_.show && c.output;
+  if (show && comm_.rank() == 0)
+    fmt::print("\n{} ({}), {} {} x {}, P = {}:\n", c.algorithm, name(row.impl), row.dtype, row.op,
+               shape.count, comm_.size());
+  c.prepare();
+  if (show && c.input) show_buffers(comm_.mpi(), "before", *c.input);
+  Recorder recorder(/*tracing=*/true);
+  comm_.attach(&recorder);
+  if (show) comm_.watch(c.output->data(), c.output->bytes());
+  MPI_Barrier(comm_.mpi());
+  c.run();
+  mem_.sync();
+  comm_.attach(nullptr);
+  if (show && c.model) {
+    recorder.snapshot(mem_);  // the end of the run
+    const auto trace = recorder.gather_trace(comm_.transport());
+    const auto states = recorder.gather_snapshots(comm_.transport());
+    if (comm_.rank() == 0)
+      show_schedule(trace, opts_.show_steps ? states : decltype(states){}, shape.dtype,
+                    shape.count, comm_.size());
+  }
+  if (show) show_buffers(comm_.mpi(), "after", *c.output);
+  if (c.model) {
+    row.counted = recorder.gather_counts(comm_.transport(), nodes_);
+    row.traffic = row.counted->same_counts(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
+  }
+}
+
+// Every rank's verdict, summed: ok only when no element and no count is wrong.
+void Runner::judge(const Case& c, Row& row) {
+  row.check = Check::off;
+  if (opts_.check) {
+    Verdict v = c.check();
+    uint64_t local[2] = {v.wrong, v.diff_vs_lib.value_or(0)}, sum[2];
+    MPI_Allreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, comm_.mpi());
+    row.wrong = sum[0];
+    if (v.diff_vs_lib) row.diff_vs_lib = sum[1];
+    row.note = first_text(comm_.mpi(), v.note);
+    row.check = sum[0] == 0 && sum[1] == 0 ? Check::ok : Check::fail;
+  }
+  if (row.traffic == TrafficCheck::differs) row.check = Check::fail;
+  failed_ |= row.check == Check::fail;
+}
+
+// Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
+void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
+  for (int i = 0; i < opts_.warmup; ++i) {
+    c.prepare();
+    MPI_Barrier(comm_.mpi());
+    c.run();
+    mem_.sync();
+  }
+  std::vector<double> mine(opts_.iters), slowest(opts_.iters);
+  for (int i = 0; i < opts_.iters; ++i) {
+    c.prepare();
+    MPI_Barrier(comm_.mpi());
+    double t0 = MPI_Wtime();
+    c.run();
+    mem_.sync();  // on the GPU a run ends when its last kernel or copy has
+    mine[i] = (MPI_Wtime() - t0) * 1e6;
+  }
+  MPI_Allreduce(mine.data(), slowest.data(), opts_.iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
+  for (double& t : slowest) t *= c.time_scale;
+  std::sort(slowest.begin(), slowest.end());
+  const size_t n = slowest.size();
+  row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;
+  row.t_min_us = slowest.front();
+  row.t_max_us = slowest.back();
+  row.t_median_us = median(slowest);
+  row.algbw_GBps = row.t_avg_us > 0 ? row.bytes / row.t_avg_us / 1e3 : 0;
+  row.busbw_GBps = row.algbw_GBps * shape.busbw_factor;
+  // What the busiest rank's link carried, each way: the counted bytes, for
+  // every algorithm, where busbw assumes the ring's.
+  if (row.counted && row.t_avg_us > 0)
+    row.link_GBps =
+        std::max(row.counted->sent_max_rank_B, row.counted->recv_max_rank_B) / row.t_avg_us / 1e3;
+}
+
+Row Runner::measure(const Shape& shape, const Case& c) {
+  Row row = blank_row(shape, c);
+  check_once(shape, c, row);
+  judge(c, row);
+  time_runs(shape, c, row);
+  return row;
+}
+
+void Runner::emit(const std::vector<Row>& rows) {
+  if (comm_.rank() != 0) return;
+  print_rows(rows);
+  std::string csv, json;
+  for (const Row& r : rows) csv += csv_line(r), json += json_line(r);
+  csv_.append_lines(csv);
+  json_.append_lines(json);
+}
+
+}  // namespace commlab

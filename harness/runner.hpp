@@ -1,0 +1,83 @@
+// The measurement loop every collective program shares: one run checked
+// (its traffic counted by a Recorder, its result compared), warm-up, timed
+// runs, and the rows for the table and the files.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/comm.hpp"
+#include "core/memory.hpp"
+#include "core/nodes.hpp"
+#include "core/options.hpp"
+#include "core/outcome.hpp"
+#include "core/results.hpp"
+#include "devices.hpp"
+
+namespace commlab {
+
+// One implementation measured on one shape: a hand-written algorithm or a library call.
+struct Case {
+  std::string algorithm;  // e.g. ring, or the library function
+  Impl impl = Impl::hand;
+  std::function<void()> prepare;   // restore inputs before each run (untimed)
+  std::function<void()> run;       // the timed operation
+  std::function<Verdict()> check;  // after one run
+  std::optional<Traffic> model;    // hand-written only: traffic counted and compared to it
+  std::optional<double> t_model_us;  // the time model's prediction
+  std::string chose;                 // -a auto: the algorithm it ran
+  std::string taught_formula;
+  double taught_T_B = 0;
+  const Buffer* input = nullptr;  // what --show prints before and after
+  const Buffer* output = nullptr;
+  double time_scale = 1;  // reported time = measured x this (CollectiveAlgorithm::time_scale)
+};
+
+struct Shape {
+  DType dtype;
+  Op op;
+  size_t count;
+  double busbw_factor;   // nccl-tests: busbw = algbw x this
+  bool reduces = true;   // false: the op column says none
+  bool has_data = true;  // false (barrier): the dtype column says none
+};
+
+class Runner {
+ public:
+  // Validates what needs the communicator (root, device, CSV) on every rank,
+  // exiting 2 everywhere on bad input, sets up the device (devices.hpp) and
+  // prints the table heading. `nodes`: where the ranks really run.
+  Runner(Comm& comm, const Options& opts, const Nodes& nodes);
+
+  Memory& memory() { return mem_; }
+  // Where jobs run: the real nodes, or blocks of --node-size ranks.
+  const Nodes& nodes() const { return nodes_; }
+  Nccl* nccl() { return device_.nccl.get(); }  // null: no NCCL rows
+  TransportKind transport() const { return device_.transport; }
+
+  Row measure(const Shape& shape, const Case& c);
+  // Prints rows on rank 0 and appends them to the CSV and JSON files.
+  void emit(const std::vector<Row>& rows);
+  // 0 when every check passed, kExitWrong otherwise (same on every rank).
+  int exit_code() const;
+
+ private:
+  Row blank_row(const Shape& shape, const Case& c) const;
+  void check_once(const Shape& shape, const Case& c, Row& row);
+  void judge(const Case& c, Row& row);
+  void time_runs(const Shape& shape, const Case& c, Row& row);
+
+  Comm& comm_;
+  const Options& opts_;
+  Memory mem_;
+  DeviceSetup device_;
+  Nodes nodes_;
+  RunInfo info_;
+  LinesFile csv_, json_;
+  bool failed_ = false;
+};
+
+}  // namespace commlab
