@@ -30,7 +30,7 @@ class MarkdownTable {
   void add_cells(const std::vector<std::string>& cells) {
     if (cells.size() != columns_)
       throw std::logic_error(
-          fmt::format("MarkdownTable: a row of {} cells under {} headings", cells.size(), columns_));
+          fmt::format("MarkdownTable: {} headings but a row of {}", columns_, cells.size()));
     text_ += line(cells);
     ++rows_;
   }
