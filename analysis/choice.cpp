@@ -9,6 +9,7 @@
 
 #include "core/stats.hpp"
 #include "report.hpp"
+#include "table.hpp"
 
 namespace commlab {
 
@@ -62,7 +63,8 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
   }
   std::string s;
   for (const auto& [key, by_size] : tables) {
-    std::string table;
+    MarkdownTable table({"N", "fastest (measured)", "its median us", "the model's pick", "its median us",
+                         "auto ran", "MPI_Allreduce us (median of its runs)"});
     std::vector<std::pair<uint64_t, std::string>> measured, predicted;
     for (const auto& [bytes, at] : by_size) {
       const Measurement* fast = least(at.hand, [](auto* m) { return std::optional(m->t_median_us); });
@@ -70,19 +72,15 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
       if (!fast || at.hand.size() < 2) continue;
       measured.emplace_back(bytes, fast->algorithm);
       if (model) predicted.emplace_back(bytes, model->algorithm);
-      table += fmt::format("| {} | {} | {:.1f} | {} | {} | {} | {} |\n", human_bytes(bytes),
-                           fast->algorithm, fast->t_median_us,
-                           model ? model->algorithm : "-",
-                           model ? fmt::format("{:.1f}", model->t_median_us) : "-",
-                           at.automatic ? at.automatic->chose : "-",
-                           at.library_us.empty() ? "-" : fmt::format("{:.1f}", median(at.library_us)));
+      table.add_row(human_bytes(bytes), fast->algorithm, fmt::format("{:.1f}", fast->t_median_us),
+                    model ? model->algorithm : "-", model ? fmt::format("{:.1f}", model->t_median_us) : "-",
+                    at.automatic ? at.automatic->chose : "-",
+                    at.library_us.empty() ? "-" : fmt::format("{:.1f}", median(at.library_us)));
     }
     if (table.empty()) continue;
     s += fmt::format(
-        "\n### {}\n\n| N | fastest (measured) | its median us | the model's pick | its median us "
-        "| auto ran | MPI_Allreduce us (median of its runs) |\n|---|---|---|---|---|---|---|\n{}\n"
-        "Crossovers, measured: {}.\n\nCrossovers, predicted: {}.\n",
-        heading(key), table, crossovers(measured),
+        "\n### {}\n\n{}\nCrossovers, measured: {}.\n\nCrossovers, predicted: {}.\n",
+        heading(key), table.str(), crossovers(measured),
         predicted.empty() ? std::string("- (no t_model_us in these rows)") : crossovers(predicted));
   }
   return s.empty() ? "No all-reduce rows with two or more hand-written algorithms.\n" : s;
@@ -105,7 +103,8 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
   }
   std::string s;
   for (const auto& [key, by_size] : runs) {
-    std::string table, over;
+    MarkdownTable table({"N", "auto ran", "model us", "measured us", "auto / MPI_Allreduce, each run", "median"});
+    std::string over;
     for (const auto& [bytes, by_run] : by_size) {
       std::vector<double> ratios;
       for (const auto& [date, t] : by_run)
@@ -117,17 +116,13 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
       for (double r : ratios) each += fmt::format("{}{:.2f}", each.empty() ? "" : " ", r);
       const double mid = median(ratios);
       const auto& model = predicted_us[key][bytes];
-      table += fmt::format("| {} | {} | {} | {:.1f} | {} | **{:.2f}** |\n", human_bytes(bytes), ran,
-                           model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
-                           median(auto_us[key][bytes]), each, mid);
+      table.add_row(human_bytes(bytes), ran, model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
+                    fmt::format("{:.1f}", median(auto_us[key][bytes])), each, fmt::format("**{:.2f}**", mid));
       if (mid > 1) over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
     }
     if (table.empty()) continue;
-    s += fmt::format(
-        "\n### {}\n\n| N | auto ran | model us | measured us | auto / MPI_Allreduce, each run | "
-        "median |\n|---|---|---|---|---|---|\n"
-        "{}\nAbove 1.0 (the library faster): {}.\n",
-        heading(key), table, over.empty() ? "none" : over);
+    s += fmt::format("\n### {}\n\n{}\nAbove 1.0 (the library faster): {}.\n", heading(key), table.str(),
+                     over.empty() ? "none" : over);
   }
   return s.empty() ? "No rows of -a auto beside MPI_Allreduce.\n" : s;
 }

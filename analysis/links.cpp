@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rows.hpp"
+#include "table.hpp"
 
 namespace commlab {
 
@@ -46,10 +47,10 @@ LinkModel named_link(const std::string& name) {
 }
 
 std::string links_table() {
-  std::string t = "| link | alpha (us) | GB/s each way | what | source |\n|---|---|---|---|---|\n";
+  MarkdownTable table({"link", "alpha (us)", "GB/s each way", "what", "source"});
   for (const LinkModel& l : links())
-    t += fmt::format("| {} | {:g} | {:g} | {} | {} |\n", l.name, l.alpha_us, l.GBps, l.what, l.source);
-  return t;
+    table.add_row(l.name, fmt::format("{:g}", l.alpha_us), fmt::format("{:g}", l.GBps), l.what, l.source);
+  return table.str();
 }
 
 std::string describe(const LinkModel& l) {

@@ -153,18 +153,20 @@ LinkModel fitted_link(const std::string& folder) {
     throw UsageError("--fit " + folder + ": every run was on one node, where no byte crosses a link; "
                      "fit a folder measured across nodes");
   const auto fits = formulas_fits(rows, read_machine(folder));
+  const std::string large = human_bytes(kLargeMessage_B);
   if (fits.empty() || fits.begin()->second.at(1) <= 0)
-    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of 1 MiB or more to fit");
+    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of " + large + " or more to fit");
   const auto& [data, f] = *fits.begin();
   if (f.n < 3)
-    throw UsageError(fmt::format("--fit {}: {} rows of 1 MiB or more; alpha, beta and gamma need 3 at least",
-                                 folder, f.n));
+    throw UsageError(fmt::format("--fit {}: {} rows of {} or more; alpha, beta and gamma need 3 at least",
+                                 folder, f.n, large));
   const std::string label = fs::weakly_canonical(folder).filename().string();
   LinkModel fitted{"fit:" + label, f.at(0), 1e-3 / f.at(1),
-                   fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of 1 MiB or more "
+                   fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of {} or more "
                                "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
                                "error {:.0f}% median, {:.0f}% at most",
-                               rows_csv, data.first, data.second, f.n, f.r2, f.loo_median * 100, f.loo_max * 100),
+                               rows_csv, data.first, data.second, f.n, large, f.r2, f.loo_median * 100,
+                               f.loo_max * 100),
                    ""};
   if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
   return fitted;

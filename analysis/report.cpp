@@ -12,6 +12,7 @@
 
 #include "fit.hpp"
 #include "formulas.hpp"
+#include "table.hpp"
 
 namespace commlab {
 
@@ -79,10 +80,10 @@ std::string traffic(const std::vector<Measurement>& rows) {
       "(critical path: from the model; busiest port: the bytes through the busiest node's link, "
       "step by step, counted and from the model, when the files record it). T is the formula as "
       "taught (docs/formulas.md); the last column says which counted quantity it is, or how far "
-      "it is from the nearest.\n\n"
-      "| program | algorithm | P | N | sent, busiest rank | sent, mean per rank | sent, all "
-      "ranks | critical path | busiest port, counted / model | taught T | T is |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "it is from the nearest.\n\n";
+  MarkdownTable table({"program", "algorithm", "P", "N", "sent, busiest rank", "sent, mean per rank",
+                       "sent, all ranks", "critical path", "busiest port, counted / model", "taught T",
+                       "T is"});
   for (const auto& [key, m] : largest) {
     std::string T = "-", is = "-";
     if (m->taught_T_B && !m->taught_formula.empty()) {
@@ -95,13 +96,12 @@ std::string traffic(const std::vector<Measurement>& rows) {
     auto count = [](const std::optional<uint64_t>& v) {
       return v ? fmt::format("{}", *v) : std::string("-");
     };
-    s += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {} | {} | {} / {} | {} | {} |\n",
-                     m->program, m->algorithm, m->P, m->bytes, *m->sent_max_B,
-                     double(m->sent_total_B.value_or(0)) / m->P, m->sent_total_B.value_or(0),
-                     count(m->model_critical_path_B), count(m->port_critical_B),
-                     count(m->model_port_critical_B), T, is);
+    table.add_row(m->program, m->algorithm, m->P, m->bytes, *m->sent_max_B,
+                  fmt::format("{:.0f}", double(m->sent_total_B.value_or(0)) / m->P),
+                  m->sent_total_B.value_or(0), count(m->model_critical_path_B),
+                  count(m->port_critical_B) + " / " + count(m->model_port_critical_B), T, is);
   }
-  return s;
+  return s + table.str();
 }
 
 std::string sizes_list(std::vector<uint64_t> sizes) {
@@ -147,39 +147,36 @@ std::string predicted_beside_measured(
     int P = 0;
     for (const auto& [g, f] : fits)
       for (const Measurement* m : groups.at(*g)) P = std::max(P, m->P);
+    // N, then measured, predicted and off for each algorithm.
     std::map<uint64_t, std::vector<std::string>> by_size;
     for (size_t k = 0; k < fits.size(); ++k)
       for (const Measurement* m : groups.at(*fits[k].first)) {
         if (m->P != P) continue;
         auto& cells = by_size[m->bytes];
-        cells.resize(fits.size(), " - | - | - |");
+        cells.resize(1 + 3 * fits.size(), "-");
+        cells[0] = human_bytes(m->bytes);
         double p = fits[k].second.predict(regressors(*m));
         double off = m->t_median_us > 0 ? (p - m->t_median_us) / m->t_median_us : 0;
-        cells[k] = fmt::format(" {:.1f} | {:.1f} | {}{:+.0f}%{} |", m->t_median_us, p,
-                               std::abs(off) > kMissBy ? "**" : "", off * 100,
-                               std::abs(off) > kMissBy ? "**" : "");
+        const char* bold = std::abs(off) > kMissBy ? "**" : "";
+        cells[1 + 3 * k] = fmt::format("{:.1f}", m->t_median_us);
+        cells[2 + 3 * k] = fmt::format("{:.1f}", p);
+        cells[3 + 3 * k] = fmt::format("{}{:+.0f}%{}", bold, off * 100, bold);
       }
-    s += fmt::format("\n### {}, P = {}: measured and predicted time (us)\n\n| N |", title, P);
-    for (const auto& [g, f] : fits) s += fmt::format(" {} | predicted | off |", g->algorithm);
-    s += "\n|---|";
-    for (size_t k = 0; k < fits.size(); ++k) s += "---|---|---|";
-    s += "\n";
-    for (const auto& [bytes, cells] : by_size) {
-      s += "| " + human_bytes(bytes) + " |";
-      for (const auto& c : cells) s += c;
-      s += "\n";
-    }
+    std::vector<std::string> headings{"N"};
+    for (const auto& [g, f] : fits) headings.insert(headings.end(), {g->algorithm, "predicted", "off"});
+    MarkdownTable table(headings);
+    for (const auto& [bytes, cells] : by_size) table.add_cells(cells);
+    s += fmt::format("\n### {}, P = {}: measured and predicted time (us)\n\n{}", title, P, table.str());
   }
-  return s.empty()
-             ? ""
-             : "\nThe fits against the rows of the largest P, off by more than 20% in bold:\n" + s;
+  return s.empty() ? ""
+                   : fmt::format("\nThe fits against the rows of the largest P, off by more than {} in bold:\n",
+                                 percent(kMissBy)) +
+                         s;
 }
 
-std::string timing(const std::vector<Measurement>& rows) {
-  std::map<Group, std::vector<const Measurement*>> groups;
-  for (const Measurement& m : rows)
-    if (m.check != "FAIL") groups[group_of(m)].push_back(&m);
-  std::string table =
+// What the alpha-beta table shows, and what counts as a miss.
+std::string timing_prose() {
+  return fmt::format(
       "One fit per algorithm over every P and size: t = alpha x steps + beta x bytes + gamma x "
       "reduced bytes for the hand-written ones (their schedule is known; the bytes are those "
       "through the busiest node's port when the ranks ran on several nodes, else those along "
@@ -187,13 +184,20 @@ std::string timing(const std::vector<Measurement>& rows) {
       "the library's, fitted to each row's median time. Least squares on the relative error, "
       "every coefficient 0 or more. R^2 is "
       "the usual one, on the times; leave-one-out predicts each row from a fit of the others "
-      "(largest and median error). A row is a miss when the model is off by more than 20%. The "
+      "(largest and median error). A row is a miss when the model is off by more than {}. The "
       "last column fits each P on its own: where those fit and the one across P does not, "
-      "alpha and beta themselves change with P (ranks sharing cores do that).\n\n"
-      "| program | algorithm | impl | dtype | sizes | alpha (us) | 1/beta (GB/s) | 1/gamma (GB/s) "
-      "| R^2 | leave-one-out max, median | rows within 20% | each P alone: alpha us, 1/beta GB/s, "
-      "within 20% |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "alpha and beta themselves change with P (ranks sharing cores do that).\n\n",
+      percent(kMissBy));
+}
+
+std::string timing(const std::vector<Measurement>& rows) {
+  std::map<Group, std::vector<const Measurement*>> groups;
+  for (const Measurement& m : rows)
+    if (m.check != "FAIL") groups[group_of(m)].push_back(&m);
+  const std::string within = "within " + percent(kMissBy);
+  MarkdownTable table({"program", "algorithm", "impl", "dtype", "sizes", "alpha (us)", "1/beta (GB/s)",
+                       "1/gamma (GB/s)", "R^2", "leave-one-out max, median", "rows " + within,
+                       "each P alone: alpha us, 1/beta GB/s, " + within});
   std::string misses;
   // Predicted beside measured: each hand-written algorithm at its largest P, by program.
   std::map<std::string, std::vector<std::pair<const Group*, Fit>>> predicted;
@@ -214,19 +218,20 @@ std::string timing(const std::vector<Measurement>& rows) {
     }
     const auto [low, high] = std::minmax_element(
         ms.begin(), ms.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
-    table += fmt::format(
-        "| {} | {} | {} | {} | {} to {} | {:.2f} | {} | {} | {:.3f} | {:.0f}%, {:.0f}% | {} of {} | "
-        "{} |\n",
-        g.program, g.algorithm, g.impl, g.dtype, human_bytes((*low)->bytes),
-        human_bytes((*high)->bytes), all.fit.at(0), per_byte(all.fit, 1), per_byte(all.fit, 2),
-        all.fit.r2, all.fit.loo_max * 100, all.fit.loo_median * 100, all.within, ms.size(), each);
+    table.add_row(g.program, g.algorithm, g.impl, g.dtype,
+                  human_bytes((*low)->bytes) + " to " + human_bytes((*high)->bytes),
+                  fmt::format("{:.2f}", all.fit.at(0)), per_byte(all.fit, 1), per_byte(all.fit, 2),
+                  fmt::format("{:.3f}", all.fit.r2),
+                  fmt::format("{:.0f}%, {:.0f}%", all.fit.loo_max * 100, all.fit.loo_median * 100),
+                  fmt::format("{} of {}", all.within, ms.size()), each);
     if (missed.empty()) continue;
     misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, g.impl);
     for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));
     misses.back() = '\n';
   }
-  if (!misses.empty()) table += "\nWhere the model misses by more than 20%:\n\n" + misses;
-  return table + predicted_beside_measured(predicted, groups);
+  std::string s = timing_prose() + table.str();
+  if (!misses.empty()) s += fmt::format("\nWhere the model misses by more than {}:\n\n", percent(kMissBy)) + misses;
+  return s + predicted_beside_measured(predicted, groups);
 }
 
 // sendrecv has two library calls; each hand-written pattern has its own.
@@ -235,6 +240,51 @@ const Measurement* library_for(const std::string& algorithm,
   for (const Measurement* l : libs)
     if (algorithm == "exchange" && l->algorithm == "MPI_Isend/MPI_Irecv") return l;
   return libs.front();
+}
+
+// One operation at one P: per size, the library's time and busbw (NCCL's
+// too, where it ran), then each hand-written algorithm's time over it, its
+// busbw and its link bandwidth.
+std::string library_table(const std::map<uint64_t, std::vector<const Measurement*>>& by_size,
+                          const std::vector<std::string>& hand, bool with_nccl) {
+  auto ratio = [](const Measurement* mine, const Measurement* lib) {
+    return mine && lib && lib->t_avg_us > 0 ? fmt::format("{:.2f}", mine->t_avg_us / lib->t_avg_us)
+                                            : std::string("-");
+  };
+  std::vector<std::string> headings{"N", "library", "us", "busbw"};
+  if (with_nccl) headings.insert(headings.end(), {"NCCL us", "NCCL busbw"});
+  for (const auto& h : hand) {
+    headings.push_back(h + " / lib");
+    if (with_nccl) headings.push_back(h + " / NCCL");
+    headings.insert(headings.end(), {h + " busbw", h + " link"});
+  }
+  MarkdownTable table(headings);
+  for (const auto& [bytes, ms] : by_size) {
+    std::vector<const Measurement*> libs;  // MPI's
+    const Measurement* nccl = nullptr;
+    for (const Measurement* m : ms)
+      if (m->impl == "nccl")
+        nccl = m;
+      else if (!m->hand())
+        libs.push_back(m);
+    if (libs.empty()) continue;
+    std::vector<std::string> cells{human_bytes(bytes), libs[0]->algorithm,
+                                   fmt::format("{:.1f}", libs[0]->t_avg_us),
+                                   fmt::format("{:.3f}", libs[0]->busbw_GBps)};
+    if (with_nccl)
+      cells.insert(cells.end(), {nccl ? fmt::format("{:.1f}", nccl->t_avg_us) : "-",
+                                 nccl ? fmt::format("{:.3f}", nccl->busbw_GBps) : "-"});
+    for (const auto& h : hand) {
+      auto it = std::find_if(ms.begin(), ms.end(), [&](auto* m) { return m->hand() && m->algorithm == h; });
+      const Measurement* mine = it == ms.end() ? nullptr : *it;
+      cells.push_back(ratio(mine, library_for(h, libs)));
+      if (with_nccl) cells.push_back(ratio(mine, nccl));
+      cells.push_back(mine ? fmt::format("{:.3f}", mine->busbw_GBps) : "-");
+      cells.push_back(mine && mine->link_GBps ? fmt::format("{:.3f}", *mine->link_GBps) : "-");
+    }
+    table.add_cells(cells);
+  }
+  return table.str();
 }
 
 std::string against_library(const std::vector<Measurement>& rows) {
@@ -250,10 +300,6 @@ std::string against_library(const std::vector<Measurement>& rows) {
       "one's link bandwidth: what its busiest rank sent or received, counted, over the time (GB/s; "
       "busbw assumes the ring's traffic, link does not). On GPU buffers with one GPU per rank, "
       "over NCCL's too.\n";
-  auto ratio = [](const Measurement* hand, const Measurement* lib) {
-    return hand && lib && lib->t_avg_us > 0 ? fmt::format("{:.2f}", hand->t_avg_us / lib->t_avg_us)
-                                            : std::string("-");
-  };
   for (const auto& [key, by_size] : tables) {
     const auto& [program, P, device, dtype, op] = key;
     std::vector<std::string> hand;
@@ -268,41 +314,8 @@ std::string against_library(const std::vector<Measurement>& rows) {
       }
     if (hand.empty()) continue;
     const std::string on = nodes == 0 ? "" : fmt::format("; {} node{}", nodes, nodes == 1 ? "" : "s");
-    s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n| N | library | us | busbw |", program, P,
-                     device, dtype, op == "none" ? "" : " " + op, on);
-    if (with_nccl) s += " NCCL us | NCCL busbw |";
-    for (const auto& h : hand)
-      s += fmt::format(" {} / lib |{} {} busbw | {} link |", h,
-                       with_nccl ? " " + h + " / NCCL |" : "", h, h);
-    const size_t columns = 4 + (with_nccl ? 2 : 0) + hand.size() * (with_nccl ? 4 : 3);
-    s += "\n|";
-    for (size_t i = 0; i < columns; ++i) s += "---|";
-    s += "\n";
-    for (const auto& [bytes, ms] : by_size) {
-      std::vector<const Measurement*> libs;  // MPI's
-      const Measurement* nccl = nullptr;
-      for (const Measurement* m : ms)
-        if (m->impl == "nccl")
-          nccl = m;
-        else if (!m->hand())
-          libs.push_back(m);
-      if (libs.empty()) continue;
-      s += fmt::format("| {} | {} | {:.1f} | {:.3f} |", human_bytes(bytes), libs[0]->algorithm,
-                       libs[0]->t_avg_us, libs[0]->busbw_GBps);
-      if (with_nccl)
-        s +=
-            nccl ? fmt::format(" {:.1f} | {:.3f} |", nccl->t_avg_us, nccl->busbw_GBps) : " - | - |";
-      for (const auto& h : hand) {
-        auto it = std::find_if(ms.begin(), ms.end(),
-                               [&](auto* m) { return m->hand() && m->algorithm == h; });
-        const Measurement* mine = it == ms.end() ? nullptr : *it;
-        s += " " + ratio(mine, library_for(h, libs)) + " |";
-        if (with_nccl) s += " " + ratio(mine, nccl) + " |";
-        s += mine ? fmt::format(" {:.3f} |", mine->busbw_GBps) : " - |";
-        s += mine && mine->link_GBps ? fmt::format(" {:.3f} |", *mine->link_GBps) : " - |";
-      }
-      s += "\n";
-    }
+    s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n{}", program, P, device, dtype,
+                     op == "none" ? "" : " " + op, on, library_table(by_size, hand, with_nccl));
   }
   return s;
 }
@@ -325,6 +338,8 @@ std::string human_bytes(uint64_t b) {
   if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{} KiB", b >> 10);
   return fmt::format("{} B", b);
 }
+
+std::string percent(double share) { return fmt::format("{:.3g}%", share * 100); }
 
 Machine read_machine(const std::string& folder) {
   namespace fs = std::filesystem;

@@ -32,9 +32,13 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
 // critical path (one node, or files older than the column). Library: 1, N.
 std::vector<double> regressors(const Measurement& m);
 
+// The first screen's rows: from this size the network decides the time, and
+// the time model is fitted and judged there (summary.cpp; predict --fit).
+constexpr uint64_t kLargeMessage_B = uint64_t{1} << 20;
+
 // summary.cpp: the report's first screen. Per hand-written algorithm, does
-// the fitted model predict every row of 1 MiB or more within 15%, its 1/beta
-// beside the link's; then how time grows with P, measured, modelled and as
+// the fitted model predict every row of kLargeMessage_B or more within 15%
+// (kWithin), its 1/beta beside the link's; then how time grows with P, measured, modelled and as
 // the taught formulas say, and where the taught formula misleads.
 std::string formulas_summary(const std::vector<Measurement>& rows, const Machine& machine);
 // That fitted model itself, per device and dtype: coefficients alpha (us per
@@ -55,5 +59,7 @@ std::string auto_against_library(const std::vector<Measurement>& rows);
 
 // "4 B", "16 KiB", "64 MiB".
 std::string human_bytes(uint64_t bytes);
+// A share as the prose writes it: 0.2 is "20%", 0.125 "12.5%".
+std::string percent(double share);
 
 }  // namespace commlab

@@ -164,6 +164,28 @@ std::vector<Measurement> read_rows(const std::string& path) {
   return read_csv(path, path);
 }
 
+std::vector<std::vector<std::string>> read_columns(const std::string& path,
+                                                   const std::vector<std::string>& names) {
+  if (!std::ifstream(path)) throw ReportError(path + ": cannot be read");
+  std::vector<std::vector<std::string>> rows;
+  // fccp's reader takes its columns at compile time: one pass per column.
+  for (size_t k = 0; k < names.size(); ++k) {
+    try {
+      io::CSVReader<1, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+      in.read_header(io::ignore_extra_column | io::ignore_missing_column, names[k]);
+      if (!in.has_column(names[k])) throw ReportError(path + ": no column " + names[k]);
+      std::string cell;
+      for (size_t r = 0; in.read_row(cell); ++r) {
+        if (k == 0) rows.emplace_back(names.size());
+        rows.at(r)[k] = cell;  // (at: a file rewritten between passes)
+      }
+    } catch (const io::error::base& e) {
+      throw ReportError(e.what());
+    }
+  }
+  return rows;
+}
+
 std::vector<Measurement> read_rows(const std::string& name, const std::string& text) {
   std::istringstream in(text);
   if (looks_like_json(in)) return read_json_lines(name, in);

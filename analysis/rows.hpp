@@ -47,4 +47,13 @@ std::vector<Measurement> read_rows(const std::string& path);
 // The same from a file's text, named `name` in messages (the fuzz target's way in).
 std::vector<Measurement> read_rows(const std::string& name, const std::string& text);
 
+// The named columns of every row of any CSV file with a header line (rows.csv,
+// links.csv, bandwidth.csv, ps_sim's): one vector of cells per row, in the
+// order of `names`. The same parser as read_rows, so a quoted cell holding a
+// comma stays one cell, where a script's `awk -F,` would shift every column
+// after it. Throws ReportError naming the file, and the line where a row has
+// too few or too many cells; a missing column is named too.
+std::vector<std::vector<std::string>> read_columns(const std::string& path,
+                                                   const std::vector<std::string>& names);
+
 }  // namespace commlab

@@ -1,7 +1,7 @@
 // The first screen of a report: do the formulas hold here? For each
 // hand-written algorithm, the time model fitted to its rows (fit.hpp) and
-// whether it predicts every row of 1 MiB or more within 15%, its 1/beta
-// beside the link's measured bandwidth; then how the time grows with P,
+// whether it predicts every row of kLargeMessage_B (1 MiB) or more within
+// kWithin (15%), its 1/beta beside the link's measured bandwidth; then how the time grows with P,
 // measured, modelled and as the taught formulas say, and the sentence a
 // student should read where the taught formula misleads (a tree's root takes
 // two children's N through one link; master-worker's root carries both
@@ -17,20 +17,20 @@
 #include "core/stats.hpp"
 #include "fit.hpp"
 #include "report.hpp"
+#include "table.hpp"
 
 namespace commlab {
 
 namespace {
 
-constexpr double kWithin = 0.15;
-constexpr uint64_t kLarge_B = uint64_t{1} << 20;
+constexpr double kWithin = 0.15;  // a row the model predicts closer than this is one it holds for
 
 using Rows = std::vector<const Measurement*>;
 
-// Where the model is meant to hold, and is fitted: the network decides (1 MiB
-// or more) and, where some runs had one rank per node, those runs: ranks that
-// share a node share its cores and its link's queue, which the model does
-// not see. Else, where the cores are known, the runs with a core for each
+// Where the model is meant to hold, and is fitted: the network decides
+// (kLargeMessage_B or more) and, where some runs had one rank per node, those
+// runs: ranks that share a node share its cores and its link's queue, which
+// the model does not see. Else, where the cores are known, the runs with a core for each
 // rank: more ranks than cores take turns, which no step count sees. The
 // other rows are predicted all the same, and shown apart.
 bool one_per_node(const Measurement& m) { return m.nodes && *m.nodes == m.P && m.P > 1; }
@@ -42,7 +42,7 @@ struct Domain {
   bool by_node = false;  // some rows had one rank per node: fit only those
   int cores = 0;         // else, where known: fit the rows with a core per rank
   bool holds(const Measurement& m) const {
-    if (m.bytes < kLarge_B) return false;
+    if (m.bytes < kLargeMessage_B) return false;
     return by_node ? one_per_node(m) : cores == 0 || ranks_on_a_node(m) <= cores;
   }
   const char* fitted() const { return by_node ? "(one rank per node, fitted)" : cores ? "(a core per rank, fitted)" : "(fitted)"; }
@@ -91,11 +91,11 @@ std::string ps_of(const Rows& ms) {
   return (*lo)->P == (*hi)->P ? fmt::format("{}", (*lo)->P) : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
 }
 
-// One line of the verdict table, for `ms` (rows of 1 MiB or more): how many
-// the model predicts within 15%, the worst and the median miss.
-std::string verdict(const std::string& algorithm, const std::string& where, const Rows& ms,
-                    const Fit& f) {
-  if (ms.empty()) return "";
+// One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
+// how many the model predicts within kWithin, the worst and the median miss.
+void verdict(MarkdownTable& table, const std::string& algorithm, const std::string& where, const Rows& ms,
+             const Fit& f) {
+  if (ms.empty()) return;
   std::vector<double> misses;
   const Measurement* worst = nullptr;
   for (const Measurement* m : ms) {
@@ -103,10 +103,11 @@ std::string verdict(const std::string& algorithm, const std::string& where, cons
     if (!worst || misses.back() > std::abs(off(f, *worst))) worst = m;
   }
   const auto within = std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
-  return fmt::format("| {} | {} {} | {} ({} of {}) | {:+.0f}% at P = {}, {} | {:.0f}% |\n", algorithm,
-                     ps_of(ms), where, within == long(misses.size()) ? "**yes**" : "no", within,
-                     misses.size(), off(f, *worst) * 100, worst->P, human_bytes(worst->bytes),
-                     median(misses) * 100);
+  table.add_row(algorithm, ps_of(ms) + " " + where,
+                fmt::format("{} ({} of {})", within == long(misses.size()) ? "**yes**" : "no", within,
+                            misses.size()),
+                fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100, worst->P, human_bytes(worst->bytes)),
+                fmt::format("{:.0f}%", median(misses) * 100));
 }
 
 // At the largest size swept at every P: each P's row, in P order.
@@ -136,18 +137,18 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
   const int P0 = base.P;
   auto taught = [](const Measurement& m) { return m.taught_T_B.value_or(0); };
   auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
-  std::string s = fmt::format(
-      "\n**{}**, N = {}: time at P over time at P = {}\n\n"
-      "| P | measured | model | taught T ({}) | P-1 | 2(P-1)/P | log2 P |\n|---|---|---|---|---|---|---|\n",
-      name_of(key), human_bytes(base.bytes), P0,
-      base.taught_formula.empty() ? "none" : base.taught_formula);
+  MarkdownTable table({"P", "measured", "model",
+                       fmt::format("taught T ({})", base.taught_formula.empty() ? "none" : base.taught_formula),
+                       "P-1", "2(P-1)/P", "log2 P"});
   for (const Measurement* m : rows) {
     const double P = m->P;
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", m->P, ratio(m->t_median_us, base.t_median_us),
-                     ratio(f.predict(regressors(*m)), f.predict(regressors(base))),
-                     ratio(taught(*m), taught(base)), ratio(P - 1, P0 - 1),
-                     ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0), ratio(std::log2(P), std::log2(P0)));
+    table.add_row(m->P, ratio(m->t_median_us, base.t_median_us),
+                  ratio(f.predict(regressors(*m)), f.predict(regressors(base))), ratio(taught(*m), taught(base)),
+                  ratio(P - 1, P0 - 1), ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0),
+                  ratio(std::log2(P), std::log2(P0)));
   }
+  std::string s = fmt::format("\n**{}**, N = {}: time at P over time at P = {}\n\n{}", name_of(key),
+                              human_bytes(base.bytes), P0, table.str());
   const Measurement& top = *rows.back();
   const double measured = top.t_median_us / base.t_median_us, told = taught(base) > 0 ? taught(top) / taught(base) : 0;
   const uint64_t port = top.model_port_critical_B.value_or(0);
@@ -186,6 +187,48 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
   return p;
 }
 
+// What the first screen's fit is, what it is fitted to, and what it is asked.
+std::string summary_prose() {
+  const std::string large = human_bytes(kLargeMessage_B);
+  return fmt::format(
+      "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
+      "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
+      "x reduced bytes, fitted to all their rows of {0} or more at once (non-negative least "
+      "squares; where some runs had one rank per node, to those runs alone; else to the runs with a core "
+      "for each rank, where machine.md gives the cores): does it predict "
+      "each algorithm's rows of {0} or more within {1}? A row's time is its median call (an "
+      "emulated link's stalls make some calls slower; the mean, with busbw, is in the tables "
+      "below). Rows outside the fit are predicted "
+      "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
+      "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
+      "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
+      "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two apart.\n\n",
+      large, percent(kWithin));
+}
+
+// One line per device and dtype: the fitted alpha, 1/beta beside the links'
+// ping-pong, 1/gamma, and how well the fit predicts.
+std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> link_GBps) {
+  auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };
+  const std::string measured = link_GBps ? fmt::format("{:.3g} GB/s", *link_GBps) : "not measured";
+  std::string s;
+  for (const auto& [data, f] : fits) {
+    if (f.n == 0) {
+      s += fmt::format("- **{} {}**: no rows of {} or more, so nothing to fit (the links' "
+                       "ping-pong: {}).\n", data.first, data.second, human_bytes(kLargeMessage_B), measured);
+      continue;
+    }
+    std::string link = measured;
+    if (link_GBps && f.at(1) > 0) link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
+    s += fmt::format("- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
+                     "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+                     data.first, data.second, f.at(0), rate(f.at(1)), link,
+                     f.at(2) > 0 ? rate(f.at(2)) : "left out (see above)", f.r2,
+                     f.loo_max * 100, f.loo_median * 100, f.n);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows,
@@ -203,50 +246,22 @@ std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vect
 }
 
 std::string formulas_summary(const std::vector<Measurement>& rows, const Machine& machine) {
-  const std::optional<double> link_GBps = machine.link_GBps;
   const Pooled p = pooled_fits(rows, machine);
   const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
   auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
-  std::string s =
-      "## Do the formulas hold?\n\n"
-      "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
-      "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
-      "x reduced bytes, fitted to all their rows of 1 MiB or more at once (non-negative least "
-      "squares; where some runs had one rank per node, to those runs alone; else to the runs with a core "
-      "for each rank, where machine.md gives the cores): does it predict "
-      "each algorithm's rows of 1 MiB or more within 15%? A row's time is its median call (an "
-      "emulated link's stalls make some calls slower; the mean, with busbw, is in the tables "
-      "below). Rows outside the fit are predicted "
-      "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
-      "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
-      "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
-      "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two apart.\n\n";
-  auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };
-  const std::string measured = link_GBps ? fmt::format("{:.3g} GB/s", *link_GBps) : "not measured";
-  for (const auto& [data, f] : fits) {
-    if (f.n == 0) {
-      s += fmt::format("- **{} {}**: no rows of 1 MiB or more, so nothing to fit (the links' "
-                       "ping-pong: {}).\n", data.first, data.second, measured);
-      continue;
-    }
-    std::string link = measured;
-    if (link_GBps && f.at(1) > 0) link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
-    s += fmt::format("- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
-                     "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
-                     data.first, data.second, f.at(0), rate(f.at(1)), link,
-                     f.at(2) > 0 ? rate(f.at(2)) : "left out (see above)", f.r2,
-                     f.loo_max * 100, f.loo_median * 100, f.n);
-  }
-  s += "\n| algorithm | P | model within 15%, N >= 1 MiB | worst | median miss |\n"
-       "|---|---|---|---|---|\n";
+  std::string s = "## Do the formulas hold?\n\n" + summary_prose() + fitted_lines(fits, machine.link_GBps);
+  const std::string large = human_bytes(kLargeMessage_B);
+  MarkdownTable table({"algorithm", "P", fmt::format("model within {}, N >= {}", percent(kWithin), large),
+                       "worst", "median miss"});
   for (const auto& [key, ms] : groups) {
     Rows in, out;
     for (const Measurement* m : ms)
-      if (m->bytes >= kLarge_B) (domain.holds(*m) ? in : out).push_back(m);
-    s += verdict(name_of(key), domain.fitted(), in, fit_for(key));
-    s += verdict(name_of(key), domain.apart(), out, fit_for(key));
+      if (m->bytes >= kLargeMessage_B) (domain.holds(*m) ? in : out).push_back(m);
+    verdict(table, name_of(key), domain.fitted(), in, fit_for(key));
+    verdict(table, name_of(key), domain.apart(), out, fit_for(key));
   }
+  s += "\n" + table.str();
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));
   if (!grown.empty())

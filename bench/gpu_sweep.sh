@@ -30,7 +30,9 @@ rm -f "$OUT/bandwidth.csv"
   nccl=$(grep -h -m1 -o 'NCCL [0-9][0-9.]*' "$OUT"/cells/*_P1_*.log | head -1)
   why=$(grep -h -m1 -o 'no NCCL rows: [^;]*' "$OUT"/cells/*.log | head -1)
   echo "- nccl rows at P=1 (one GPU per rank): ${nccl:-none, $why}"
-  largest=$(tail -1 "$OUT/bandwidth.csv" | awk -F, '{printf "%s bytes: copy %s GB/s, reduction kernel %s GB/s, ratio %s", $(NF-3), $(NF-2), $(NF-1), $NF}')
+  # (the device's name is quoted and holds commas: the report's CSV reader, not awk -F,)
+  largest=$("$BIN/report" --column bytes,copy_GBps,reduce_GBps,ratio "$OUT/bandwidth.csv" | tail -1 |
+    awk -F'\t' '{printf "%s bytes: copy %s GB/s, reduction kernel %s GB/s, ratio %s", $1, $2, $3, $4}')
   echo "- bandwidth (bytes read + written per second), largest size: $largest"
 } >>"$OUT/machine.md"
 exit $rc

@@ -129,8 +129,10 @@ fi
 # A job given several nodes whose runs all stayed on one (a launcher that
 # ignores the allocation) measured something else: say so, and fail.
 if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] && [ -s "$OUT/rows.csv" ]; then
-  most=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["nodes"] > m { m = $c["nodes"] } END { print m + 0 }' "$OUT/rows.csv")
-  if [ "$most" -lt 2 ]; then
+  # (report --column reads the CSV as the report does: a failed row's note
+  # may hold a quoted comma, which would shift awk -F,'s fields)
+  most=$("$BIN/report" --column nodes "$OUT/rows.csv" | sort -n | tail -1)
+  if [ "${most:-0}" -lt 2 ]; then
     echo "error: the job holds $SLURM_JOB_NUM_NODES nodes, but every run had all its ranks on one node (see the '# placement:' lines in $OUT/cells/*.log)" >&2
     failed=$((failed + 1))
   fi
@@ -145,13 +147,12 @@ links_line() {
   srun $SRUN_LAUNCH_FLAGS --nodes 2 --ntasks 2 --ntasks-per-node 1 "$BIN/sendrecv" -a pingpong \
     -m 4:4M -f 1024 -i 20 -x 2 --csv "$csv" >"$OUT/links.log" 2>&1 ||
     { echo "ping-pong failed (links.log)"; return; }
-  # (the columns read come before any that may hold a quoted comma)
-  awk -F, -v given="${COMMLAB_LINK_RATE:-not known}" \
-    -v hosts="$(grep -m1 '^# placement: ' "$OUT/links.log" | cut -d' ' -f3-)" '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["algorithm"] == "pingpong" && $c["bytes"] == 4 { lat = $c["t_avg_us"] }
-    $c["algorithm"] == "pingpong" && $c["bytes"] == 4194304 { bw = $c["algbw_GBps"] }
-    END { printf "given %s; ping-pong on %s: half round trip %.1f us at 4 B, %.3f GB/s at 4 MiB\n", given, hosts, lat, bw }' "$csv"
+  "$BIN/report" --column algorithm,bytes,t_avg_us,algbw_GBps "$csv" |
+    awk -F'\t' -v given="${COMMLAB_LINK_RATE:-not known}" \
+      -v hosts="$(grep -m1 '^# placement: ' "$OUT/links.log" | cut -d' ' -f3-)" '
+    $1 == "pingpong" && $2 == 4 { lat = $3 }
+    $1 == "pingpong" && $2 == 4194304 { bw = $4 }
+    END { printf "given %s; ping-pong on %s: half round trip %.1f us at 4 B, %.3f GB/s at 4 MiB\n", given, hosts, lat, bw }'
 }
 # machine.md describes where cells ran: rewritten only when this sweep ran some.
 [ "$ran" -gt 0 ] || [ ! -s "$OUT/machine.md" ] && {

@@ -17,11 +17,10 @@ if BIN=$TMP/bin OUT=$OUT_DIR PROGRAMS="allreduce_ring reduce_scatter" PS="1 3" S
 else
   fail "gpu_sweep.sh on the emulated GPU (exit $?)"
 fi
-transports=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "transport") c = i; next } { print $c }' \
-  "$OUT_DIR/rows.csv" | sort -u | tr '\n' ' ')
+transports=$("$BUILD/bin/report" --column transport "$OUT_DIR/rows.csv" | sort -u | tr '\n' ' ')
 [ "$transports" = "staged " ] && ok "every row says transport staged" || fail "transports: $transports"
 rows=$(($(wc -l <"$OUT_DIR/rows.csv") - 1))
-checked=$(grep -c ',ok,' "$OUT_DIR/rows.csv")
+checked=$("$BUILD/bin/report" --column check "$OUT_DIR/rows.csv" | grep -c '^ok$')
 [ "$rows" -gt 0 ] && [ "$rows" = "$checked" ] && ok "$rows float16 rows, all checked ok" || fail "rows $rows, ok $checked"
 [ "$(wc -l <"$OUT_DIR/bandwidth.csv")" = 4 ] && head -1 "$OUT_DIR/bandwidth.csv" | grep -q "copy_GBps,reduce_GBps,ratio" \
   && ok "bandwidth.csv: 3 sizes, copy and reduction beside their ratio" || fail "bandwidth.csv"

@@ -9,9 +9,8 @@ RUN_TIMEOUT=120
 source "$(dirname "$0")/check_lib.sh"
 fail() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     | /' "$TMP/out" "$TMP/err" | tail -8; }
 csv=$TMP/ps.csv
-# A column of the CSV's last row, by name.
-col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i }
-                              END { print $c }' "$csv"; }
+# A column of the CSV's last row, by name (report's CSV reader: quotes respected).
+col() { "$BIN/report" --column "$1" "$csv" | tail -1; }
 small=(-M 64K -C 8 -i 6 -b 4 --csv "$csv")
 
 # Synchronous training equals serial SGD, and the bytes are exact.
@@ -70,7 +69,7 @@ done
 # Loss per iteration: one row per iteration, falling.
 run 3 "$BIN/ps_sim" -M 64K -i 20 --loss-csv "$TMP/loss.csv" \
   && [ "$(wc -l < "$TMP/loss.csv")" = 21 ] \
-  && awk -F, 'NR == 2 { a = $9 } END { exit !($9 < a / 2) }' "$TMP/loss.csv" \
+  && "$BIN/report" --column loss "$TMP/loss.csv" | awk 'NR == 1 { a = $1 } END { exit !(NR && $1 < a / 2) }' \
   && ok "loss CSV: 20 iterations, loss halves" || fail "loss csv"
 
 # Bad input: one line, exit 2, no row written.

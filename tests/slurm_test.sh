@@ -117,8 +117,8 @@ if [ $rc = 0 ] && [ "$(grep -c '^ *2 cmtnode[0-3]$' "$TMP/job.out")" = 4 ] \
    && [ "$(grep -c '	ok	' "$TMP/multi/cells.tsv")" = 4 ] && grep -q "cmtnode\[0-3\]" "$TMP/multi/machine.md" \
    && grep -q "^# placement: 4 nodes x 2 ranks: cmtnode\[0-3\]$" "$TMP/multi/cells/allreduce_ring_P8_float32_host.log" \
    && grep -q "P=2: 2 nodes x 1 rank: cmtnode\[0-1\]" "$TMP/multi/machine.md" \
-   && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["P"] == 8 && ($c["nodes"] != 4 || $c["ranks_per_node"] != 2 || $c["hosts"] != "cmtnode[0-3]") { bad = 1 } END { exit bad }' "$TMP/multi/rows.csv" \
-   && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["impl"] == "hand" { n++; if (!($c["port_critical_B"] > 0 && $c["port_critical_B"] == $c["model_port_critical_B"])) bad = 1 } END { exit bad || !n }' "$TMP/multi/rows.csv" \
+   && "$BIN/report" --column P,nodes,ranks_per_node,hosts "$TMP/multi/rows.csv" | awk -F'\t' '$1 == 8 { n++; if ($2 != 4 || $3 != 2 || $4 != "cmtnode[0-3]") bad = 1 } END { exit bad || !n }' \
+   && "$BIN/report" --column impl,port_critical_B,model_port_critical_B "$TMP/multi/rows.csv" | awk -F'\t' '$1 == "hand" { n++; if (!($2 > 0 && $2 == $3)) bad = 1 } END { exit bad || !n }' \
    && grep -Eq "the links' ping-pong: 0\.[0-9]+ GB/s" "$TMP/multi/report.md" \
    && grep -Eq "^- links: given 1gbit \(tbf, burst 256kb; emulated\); ping-pong on 2 nodes x 1 rank: cmtnode\[0-1\]: half round trip [0-9.]+ us at 4 B, 0\.[0-9]+ GB/s at 4 MiB$" "$TMP/multi/machine.md"; then
   ok "multinode.sbatch on 4 nodes: 2 ranks per node, 4 cells ok, placement in header, machine.md and CSV; port bytes counted = model; the links' ping-pong in machine.md"
@@ -143,7 +143,7 @@ if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3
 else fail "sweep_array.sbatch (exit $rc, tasks: $tasks)"; cat "$TMP/job.out"; fi
 # The cap is real: one 4 MiB ping-pong between two nodes runs near 1 Gbit/s, not at memory speed.
 OUT=$TMP/link PROGRAMS=sendrecv PS=2 SIZES=4M:4M ITERS=2 again_if_raced "$TMP/link" submit slurm/multinode.sbatch && rc=0 || rc=$?
-bw=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["algorithm"] == "pingpong" { print $c["busbw_GBps"] }' "$TMP/link/rows.csv" 2>/dev/null)
+bw=$("$BIN/report" --column algorithm,busbw_GBps "$TMP/link/rows.csv" 2>/dev/null | awk -F'\t' '$1 == "pingpong" { print $2 }')
 [ $rc = 0 ] && awk -v b="${bw:-9}" 'BEGIN { exit !(b > 0.05 && b < 0.14) }' \
   && ok "ranks on two nodes meet the 1 Gbit/s link: ping-pong at $bw GB/s" || fail "link cap (exit $rc, busbw ${bw:-none})"
 

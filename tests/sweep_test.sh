@@ -27,6 +27,17 @@ for f in traffic_vs_P time_vs_size busbw_vs_size time_vs_P; do
 done
 [ $pngs = 4 ] && ok "four PNG plots" || fail "plots: $pngs of 4 written"
 
+# --check: the folder's report is what report writes; a changed line is
+# named in one line, exit 1, and nothing is rewritten.
+"$BIN/report" --check "$OUT" >"$TMP/log" 2>&1 && ok "report --check on the folder it wrote: exit 0" \
+  || fail "report --check"
+cp "$OUT/report.md" "$TMP/report.md" && sed -i 's/^## Checks$/## Checked/' "$OUT/report.md"
+"$BIN/report" --check "$OUT" >"$TMP/log" 2>&1 && rc=0 || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$TMP/log")" = 1 ] && grep -q "^## Checked$" "$OUT/report.md" \
+  && grep -q "report.md line [0-9]*, column 9: the file has \"## Checked\", report now writes \"## Checks\"" "$TMP/log" \
+  && ok "report --check on a changed line: exit 1, $(cat "$TMP/log")" || fail "report --check, a changed line (exit $rc)"
+cp "$TMP/report.md" "$OUT/report.md"
+
 rows=$(wc -l <"$OUT/rows.csv")
 sweep && [ "$(grep -c 'done before, skipped' "$TMP/log")" = 8 ] && [ "$(wc -l <"$OUT/rows.csv")" = "$rows" ] \
   && ok "rerun: every cell skipped, rows unchanged" || fail "rerun"

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "analysis/links.hpp"
 #include "analysis/report.hpp"
 #include "analysis/rows.hpp"
+#include "analysis/table.hpp"
 #include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
 #include "harness/operation.hpp"
@@ -214,6 +216,49 @@ TEST_CASE("a row cut short, a bad number or a foreign header: an error naming th
   std::ofstream(path) << "a,b,c\n1,2,3\n";
   CHECK_THROWS_WITH(read_rows(path), Catch::Contains("program"));
   unlink(path.c_str());
+}
+
+TEST_CASE("a failed row's note with a quoted comma: every column after it still reads right") {
+  // The hand-written row of good_csv() (which has no quotes) fails, with an
+  // error message holding a comma, on 3 nodes.
+  std::string text = good_csv();
+  const size_t second = text.find('\n', text.find('\n') + 1) + 1;
+  std::vector<std::string> cells;
+  std::istringstream row(text.substr(second, text.find('\n', second) - second));
+  for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+  const auto& names = csv_columns();
+  auto at = [&](const std::string& name) -> std::string& {
+    return cells.at(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  at("note") = "\"exit 1: error, a comma\"";
+  at("nodes") = "3";
+  at("check") = "FAIL";
+  std::string line;
+  for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;
+  const std::string path = write_temp(text.substr(0, second) + line + "\n");
+
+  const auto columns = read_columns(path, {"nodes", "note", "check"});
+  REQUIRE(columns.size() == 2);
+  CHECK(columns[1] == std::vector<std::string>{"3", "exit 1: error, a comma", "FAIL"});
+  CHECK(columns[0][0] == "16");
+  const auto rows = read_rows(path);
+  CHECK((rows[1].nodes == 3 && rows[1].note == "exit 1: error, a comma"));
+  CHECK_THROWS_WITH(read_columns(path, {"nodes", "nodez"}), Catch::Contains(path + ": no column nodez"));
+  std::ofstream(path) << "a,b\n1,2\n1,2,3\n";
+  CHECK_THROWS_WITH(read_columns(path, {"b"}), Catch::Contains("Too many columns in line 3"));
+  unlink(path.c_str());
+  CHECK_THROWS_WITH(read_columns(path, {"a"}), Catch::Contains(path + ": cannot be read"));
+}
+
+TEST_CASE("a Markdown table: the separator from the headings, one cell per heading") {
+  MarkdownTable table({"N", "us"});
+  CHECK(table.empty());
+  table.add_row("1 KiB", 2.5);
+  table.add_cells({"a|b", "-"});
+  CHECK(!table.empty());
+  CHECK(table.str() == "| N | us |\n|---|---|\n| 1 KiB | 2.5 |\n| a\\|b | - |\n");
+  CHECK_THROWS_WITH(table.add_row("one"), Catch::Contains("2 headings but a row of 1"));
+  CHECK_THROWS(table.add_cells({"a", "b", "c"}));
 }
 
 TEST_CASE("sizes in the report read as people write them") {
