@@ -1,6 +1,9 @@
-# Thin wrapper over CMake. `make bench` and `make test` each install what is
-# missing, build, and run. `make bench` is both sweeps: the collectives
-# (results/local) and the parameter server (results/ps_local).
+# Thin wrapper over CMake. `make bench`, `make test` and `make check` each
+# install what is missing, build, and run. `make bench` is both sweeps: the
+# collectives (results/local) and the parameter server (results/ps_local).
+# `make test` is the tests that say in minutes whether the code works; `make
+# check` is every test (what CI runs): those, and every P in process, the
+# sanitizer build, fuzzing, the emulated GPU and the Slurm cluster.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -9,7 +12,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test bench ps-bench auto-bench gpu-bench fuzz clean
+.PHONY: all deps build test check bench ps-bench auto-bench gpu-bench fuzz clean
 
 all: build
 
@@ -24,6 +27,9 @@ build: deps
 	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE check
+
+check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

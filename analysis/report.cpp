@@ -22,7 +22,9 @@ constexpr double kMissBy = 0.2;  // a model prediction off by more than this is 
 
 // Rows that belong together: one program's implementation on one kind of data.
 struct Group {
-  std::string program, algorithm, impl, device, dtype, op;
+  std::string program, algorithm;
+  Impl impl;
+  std::string device, dtype, op;
   auto key() const { return std::tie(program, algorithm, impl, device, dtype, op); }
   bool operator<(const Group& o) const { return key() < o.key(); }
 };
@@ -47,14 +49,14 @@ std::vector<Quantity> quantities(const Measurement& m) {
 }
 
 std::string checks(const std::vector<Measurement>& rows) {
-  size_t ok = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == "ok"; });
+  size_t ok = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == Check::ok; });
   std::string s = fmt::format("{} rows; {} checked ok", rows.size(), ok);
-  size_t off = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == "off"; });
+  size_t off = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == Check::off; });
   if (off) s += fmt::format(", {} not checked (-c off)", off);
   s += ".\n";
   for (const Measurement& m : rows)
-    if (m.check == "FAIL")
-      s += fmt::format("\n- **FAIL** {} {} ({}) P={} N={}: {}", m.program, m.algorithm, m.impl, m.P,
+    if (m.check == Check::fail)
+      s += fmt::format("\n- **FAIL** {} {} ({}) P={} N={}: {}", m.program, m.algorithm, name(m.impl), m.P,
                        human_bytes(m.bytes), m.note.empty() ? "see the program's output" : m.note);
   return s + "\n";
 }
@@ -193,7 +195,7 @@ std::string timing_prose() {
 std::string timing(const std::vector<Measurement>& rows) {
   std::map<Group, std::vector<const Measurement*>> groups;
   for (const Measurement& m : rows)
-    if (m.check != "FAIL") groups[group_of(m)].push_back(&m);
+    if (m.check != Check::fail) groups[group_of(m)].push_back(&m);
   const std::string within = "within " + percent(kMissBy);
   MarkdownTable table({"program", "algorithm", "impl", "dtype", "sizes", "alpha (us)", "1/beta (GB/s)",
                        "1/gamma (GB/s)", "R^2", "leave-one-out max, median", "rows " + within,
@@ -204,7 +206,7 @@ std::string timing(const std::vector<Measurement>& rows) {
   for (const auto& [g, ms] : groups) {
     std::map<int, std::vector<uint64_t>> missed;  // sizes, by P
     Assessed all = assess(ms, &missed);
-    if (g.impl == "hand")
+    if (g.impl == Impl::hand)
       predicted[fmt::format("{}, {} {}{}", g.program, g.device, g.dtype,
                             g.op == "none" ? "" : " " + g.op)]
           .push_back({&g, all.fit});
@@ -218,14 +220,14 @@ std::string timing(const std::vector<Measurement>& rows) {
     }
     const auto [low, high] = std::minmax_element(
         ms.begin(), ms.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
-    table.add_row(g.program, g.algorithm, g.impl, g.dtype,
+    table.add_row(g.program, g.algorithm, name(g.impl), g.dtype,
                   human_bytes((*low)->bytes) + " to " + human_bytes((*high)->bytes),
                   fmt::format("{:.2f}", all.fit.at(0)), per_byte(all.fit, 1), per_byte(all.fit, 2),
                   fmt::format("{:.3f}", all.fit.r2),
                   fmt::format("{:.0f}%, {:.0f}%", all.fit.loo_max * 100, all.fit.loo_median * 100),
                   fmt::format("{} of {}", all.within, ms.size()), each);
     if (missed.empty()) continue;
-    misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, g.impl);
+    misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, name(g.impl));
     for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));
     misses.back() = '\n';
   }
@@ -263,7 +265,7 @@ std::string library_table(const std::map<uint64_t, std::vector<const Measurement
     std::vector<const Measurement*> libs;  // MPI's
     const Measurement* nccl = nullptr;
     for (const Measurement* m : ms)
-      if (m->impl == "nccl")
+      if (m->impl == Impl::nccl)
         nccl = m;
       else if (!m->hand())
         libs.push_back(m);
@@ -307,7 +309,7 @@ std::string against_library(const std::vector<Measurement>& rows) {
     int nodes = 0;  // 0: not recorded (files older than the column)
     for (const auto& [bytes, ms] : by_size)
       for (const Measurement* m : ms) {
-        with_nccl |= m->impl == "nccl";
+        with_nccl |= m->impl == Impl::nccl;
         nodes = std::max(nodes, m->nodes.value_or(0));
         if (m->hand() && std::find(hand.begin(), hand.end(), m->algorithm) == hand.end())
           hand.push_back(m->algorithm);

@@ -1,5 +1,7 @@
 #include "rows.hpp"
 
+#include "core/usage_error.hpp"
+
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -57,10 +59,20 @@ constexpr std::array<const char*, 32> kColumns{
 constexpr size_t kNewer = 7;
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
+// A cell that names a value (impl, check), read back into the value.
+template <class Parse>
+auto word(Parse parse, const std::string& cell, const std::string& where) {
+  try {
+    return parse(cell);
+  } catch (const UsageError& e) {
+    throw ReportError(where + ": " + e.what());
+  }
+}
+
 Measurement to_measurement(const Cells& c, const std::string& where) {
   Measurement m;
-  m.program = c[0], m.algorithm = c[1], m.impl = c[2], m.device = c[3], m.dtype = c[4],
-  m.op = c[5];
+  m.program = c[0], m.algorithm = c[1], m.device = c[3], m.dtype = c[4], m.op = c[5];
+  m.impl = word(parse_impl, c[2], where);
   const uint64_t P = required(optional_count(c[6], "P", where), "P", where);
   if (P < 1 || P > uint64_t(std::numeric_limits<int>::max()))
     throw ReportError(where + ": P must be at least 1");
@@ -79,7 +91,8 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.model_critical_path_B = optional_count(c[18], "model_critical_path_B", where);
   m.taught_formula = c[19];
   m.taught_T_B = optional_number(c[20], "taught_T_B", where);
-  m.check = c[21], m.note = c[22], m.host = c[23], m.date = c[24];
+  m.check = word(parse_check, c[21], where);
+  m.note = c[22], m.host = c[23], m.date = c[24];
   m.t_model_us = optional_number(c[25], "t_model_us", where);
   m.chose = c[26];
   if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));

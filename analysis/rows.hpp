@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/outcome.hpp"
+#include "core/types.hpp"
+
 namespace commlab {
 
 // A file that cannot be read as rows; the message names the file and line.
@@ -16,7 +19,9 @@ struct ReportError : std::runtime_error {
 };
 
 struct Measurement {
-  std::string program, algorithm, impl, device, dtype, op;
+  std::string program, algorithm;
+  Impl impl = Impl::hand;
+  std::string device, dtype, op;
   int P = 0;
   uint64_t count = 0, bytes = 0;
   double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
@@ -32,10 +37,11 @@ struct Measurement {
   std::optional<uint64_t> port_critical_B, model_port_critical_B, model_reduced_max_B;
   std::string taught_formula;
   std::optional<double> taught_T_B;
-  std::string check, note, host, date;  // date: when its program started, one per run
+  Check check = Check::off;
+  std::string note, host, date;  // date: when its program started, one per run
   int line = 0;  // in its file, for messages
 
-  bool hand() const { return impl == "hand"; }
+  bool hand() const { return impl == Impl::hand; }
 };
 
 // Every row of one file: CSV, or JSON Lines (--json; a file whose first

@@ -54,7 +54,7 @@ using Key = std::tuple<std::string, std::string, std::string, std::string>;  // 
 std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
   std::map<Key, Rows> groups;
   for (const Measurement& m : rows)
-    if (m.hand() && m.check == "ok" && m.model_steps && m.t_median_us > 0 && m.P > 1 &&
+    if (m.hand() && m.check == Check::ok && m.model_steps && m.t_median_us > 0 && m.P > 1 &&
         m.program.rfind("allreduce", 0) == 0)
       groups[{m.algorithm, m.program, m.device, m.dtype}].push_back(&m);
   return groups;

@@ -2,17 +2,11 @@
 #pragma once
 #include <mpi.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "usage_error.hpp"
+
 namespace commlab {
-
-constexpr int kExitUsage = 2;  // bad input, detected before anything is measured
-constexpr int kExitWrong = 1;  // ran, but a result or a traffic count was wrong
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // MPI_Init, with an error handler that turns any MPI failure into one line
 // ("error: rank R: MPI: ...") and an abort of the whole job, instead of

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "errors.hpp"
+#include "usage_error.hpp"
 
 namespace commlab {
 

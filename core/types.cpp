@@ -38,6 +38,7 @@ std::string name(Op o) { return name_in(kOps, o); }
 std::string name(Device d) { return name_in(kDevices, d); }
 std::string name(TransportKind t) { return name_in(kTransports, t); }
 std::string name(Impl i) { return name_in(kImpls, i); }
+Impl parse_impl(const std::string& s) { return parse_in(kImpls, s, "impl"); }
 
 size_t element_size(DType t) {
   return visit_dtype(t, [](auto x) { return sizeof(x); });

@@ -28,6 +28,7 @@ size_t element_size(DType t);
 std::string name(Device d);
 std::string name(TransportKind t);  // host | staged | cuda-aware | in-process
 std::string name(Impl i);           // hand | mpi | nccl
+Impl parse_impl(const std::string& s);
 
 // Throws UsageError naming the accepted values.
 DType parse_dtype(const std::string& s);

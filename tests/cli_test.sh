@@ -2,7 +2,7 @@
 # What a user sees: --help, --show (the known vectors of docs/formulas.md), CSV appends,
 # and bad input: one line, exit status 2 on every rank, no hang, no CSV row.
 BIN=$1
-source "$(dirname "$0")/check_lib.sh"
+source "$(dirname "$0")/support/check_lib.sh"
 
 # --help: usage on stdout, exit 0.
 run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \

@@ -5,7 +5,7 @@
 # broken invariant fails. Skipped (77) where clang or libFuzzer is missing.
 # Usage: fuzz_test.sh SOURCE_DIR BUILD_DIR SECONDS
 SRC=$1 DIR=$2 SECONDS_EACH=$3
-source "$(dirname "$0")/check_lib.sh"
+source "$(dirname "$0")/support/check_lib.sh"
 if ! command -v clang++ >/dev/null; then
   echo "skipped: no clang++ (apt-get install clang; make deps does)"
   exit 77

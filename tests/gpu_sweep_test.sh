@@ -4,7 +4,7 @@
 # table and the machine.md lines; and its one-line refusal where -d cuda
 # cannot run (build/bin on a machine without a GPU).
 #   gpu_sweep_test.sh SOURCE_DIR BUILD_DIR
-. "$(dirname "$0")/check_lib.sh"
+. "$(dirname "$0")/support/check_lib.sh"
 SRC=$1 BUILD=$2
 # The emulated programs, with the report beside them, as sweep.sh expects.
 mkdir "$TMP/bin"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # -d cuda, on a machine with a GPU (BIN = build/bin) or on the emulated one
-# (BIN = build/emulated, tests/emulated_gpu.cpp): every program on GPU
+# (BIN = build/emulated, tests/support/emulated_gpu.cpp): every program on GPU
 # buffers at 1, 2 and 3 ranks (several share a GPU), over awkward counts and
 # one that crosses the staged transport's 4 MiB pieces, every dtype and op,
 # in and out of place; NCCL rows where each rank has a GPU and the reason
@@ -8,7 +8,7 @@
 # that cannot do it; and, on a real GPU, compute-sanitizer memcheck over each
 # program's GPU path when it is on PATH. Exits 77 (ctest: skipped) without a
 # GPU or a CUDA build.
-. "$(dirname "$0")/check_lib.sh"
+. "$(dirname "$0")/support/check_lib.sh"
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi

@@ -2,7 +2,8 @@
 // (core/thread_transport.hpp), as Gloo tests its own: P = 1 .. 64 and a few
 // larger, over the awkward counts (0, 1, P-1, P+1 and a prime above 10^5),
 // every dtype and op, in and out of place, at the roots that matter (0, P/2,
-// P-1). Each run checks every rank's result exactly, and the traffic counted
+// P-1); make test runs the P that tell most in seconds (process_counts).
+// Each run checks every rank's result exactly, and the traffic counted
 // by the transport against the algorithm's model. A schedule that deadlocks
 // fails naming the rank and what it waited for. ctest label: inprocess.
 #include <fmt/format.h>
@@ -49,10 +50,14 @@ std::string check(ThreadWorld& world, const Run& run) {
   return run_in_process(world, run).verdict(run.algo.model(run.shape()));
 }
 
-std::vector<int> process_counts() {
+// Every P up to 64 and two beyond (make check), or those that tell a
+// developer in seconds whether a schedule works (make test): every P to 17,
+// and each side of 32, where powers of two, odd and even P, P dividing the
+// counts or not, and the fold of the ranks past a power of two all occur.
+std::vector<int> process_counts(bool every) {
   std::vector<int> Ps;
-  for (int P = 1; P <= 64; ++P) Ps.push_back(P);
-  for (int P : {100, 128}) Ps.push_back(P);
+  for (int P = 1; P <= (every ? 64 : 17); ++P) Ps.push_back(P);
+  for (int P : every ? std::vector<int>{100, 128} : std::vector<int>{31, 32, 33}) Ps.push_back(P);
   return Ps;
 }
 
@@ -93,9 +98,9 @@ std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int 
   return all;
 }
 
-void check_operation(const std::string& name) {
+void check_operation(const std::string& name, bool every_P) {
   const auto op = make_operation(name);
-  for (int P : process_counts()) {
+  for (int P : process_counts(every_P)) {
     ThreadWorld world(P);
     for (const CollectiveAlgorithm& algo : op->algorithms)
       for (const Run& run : runs(*op, algo, P)) {
@@ -113,9 +118,11 @@ void check_operation(const std::string& name) {
 
 }  // namespace
 
-// Every operation of the one list, a test case each.
-#define COMMLAB_OPERATION(name) \
-  TEST_CASE("in-process: " #name) { check_operation(#name); }
+// Every operation of the one list, a test case each, at the quick P and at
+// every P ([every-P]: ctest label check, make check).
+#define COMMLAB_OPERATION(name)                                                   \
+  TEST_CASE("in-process: " #name) { check_operation(#name, false); }              \
+  TEST_CASE("in-process, every P: " #name, "[every-P]") { check_operation(#name, true); }
 #include "collectives/operations.def"
 #undef COMMLAB_OPERATION
 

@@ -5,7 +5,7 @@
 # and ops, ps_sim, the report, and the hostile inputs, which must still end
 # with one line and exit 2. Usage: sanitize_test.sh SOURCE_DIR BUILD_DIR
 SRC=$1 DIR=$2
-source "$(dirname "$0")/check_lib.sh"
+source "$(dirname "$0")/support/check_lib.sh"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 jobs=$(nproc)

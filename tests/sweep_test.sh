@@ -6,7 +6,7 @@
 set -u
 SRC=$1 BIN=$2
 export BIN
-source "$(dirname "$0")/check_lib.sh"
+source "$(dirname "$0")/support/check_lib.sh"
 fail() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     | /' "$TMP/log" | tail -15; }
 sweep() { timeout 600 bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1; }
 

@@ -138,7 +138,7 @@ TEST_CASE("rows read back: library rows have no traffic, hand-written ones do") 
   std::string path = write_temp(good_csv());
   auto rows = read_rows(path);
   REQUIRE(rows.size() == 2);
-  CHECK(rows[0].impl == "mpi");
+  CHECK(rows[0].impl == Impl::mpi);
   CHECK(!rows[0].sent_max_B);
   CHECK(rows[1].hand());
   CHECK(rows[1].sent_max_B == 24u);
@@ -154,7 +154,7 @@ TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI"
     Measurement m;
     m.program = "allreduce_ring";
     m.algorithm = algorithm;
-    m.impl = impl;
+    m.impl = parse_impl(impl);
     m.device = "cuda";
     m.dtype = "float16";
     m.op = "sum";
@@ -162,7 +162,7 @@ TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI"
     m.bytes = 1 << 20;
     m.t_avg_us = us;
     m.busbw_GBps = 1;
-    m.check = "ok";
+    m.check = Check::ok;
     return m;
   };
   std::vector<Measurement> rows{row("ring", "hand", 50), row("MPI_Allreduce", "mpi", 100),
@@ -275,7 +275,7 @@ TEST_CASE("the report's all-reduce choice: fastest per size, crossovers, auto ov
     Measurement m;
     m.program = "allreduce", m.algorithm = algorithm, m.device = "host", m.dtype = "float32";
     m.op = "sum", m.P = 4, m.bytes = bytes, m.t_median_us = t_us, m.date = std::move(date);
-    m.impl = algorithm == "MPI_Allreduce" ? "mpi" : "hand";
+    m.impl = algorithm == "MPI_Allreduce" ? Impl::mpi : Impl::hand;
     m.t_model_us = model_us, m.chose = std::move(chose);
     rows.push_back(m);
   };
@@ -346,8 +346,8 @@ std::vector<Measurement> modelled_rows() {
       };
       for (const auto& a : algos) {
         Measurement m;
-        m.program = std::string("allreduce_") + a.name, m.algorithm = a.name, m.impl = "hand";
-        m.device = "host", m.dtype = "float32", m.op = "sum", m.check = "ok";
+        m.program = std::string("allreduce_") + a.name, m.algorithm = a.name, m.impl = Impl::hand;
+        m.device = "host", m.dtype = "float32", m.op = "sum", m.check = Check::ok;
         m.P = P, m.bytes = N, m.count = N / 4, m.nodes = P;
         m.model_steps = uint64_t(a.steps), m.model_critical_path_B = uint64_t(a.port);
         m.model_port_critical_B = uint64_t(a.port), m.model_reduced_max_B = uint64_t(a.reduced);

@@ -5,8 +5,8 @@
 # (docs/sweeps.md says how). A folder of rows.csv is reported alone; one of
 # runs (make auto-bench: run1/, run2/, ...) over its runs' rows, as
 # bench/auto_bench.sh reports it.
-#   committed_reports.sh SOURCE_DIR BIN_DIR
-source "$(dirname "$0")/check_lib.sh"
+#   committed_reports_test.sh SOURCE_DIR BIN_DIR
+source "$(dirname "$0")/support/check_lib.sh"
 SRC=$1 BIN=$2
 for dir in "$SRC"/results/*/ "$SRC"/results/*/*/; do
   dir=${dir%/} runs=("$dir"/run*/rows.csv)

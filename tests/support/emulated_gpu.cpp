@@ -76,7 +76,7 @@ struct EventMark {
 std::string unavailable_reason() { return ""; }
 int select(int) { return 1; }
 Inventory inventory() { return {1, size_t{1} << 30}; }  // small, so tests can overfill it
-std::string describe() { return "emulated GPU (host memory, lazy stream: tests/emulated_gpu.cpp)"; }
+std::string describe() { return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)"; }
 
 void* alloc(size_t bytes) {
   const size_t page = sysconf(_SC_PAGESIZE),

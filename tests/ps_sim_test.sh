@@ -6,7 +6,7 @@
 # staleness bound, stragglers in every mode (no hang), and bad input.
 BIN=$1
 RUN_TIMEOUT=120
-source "$(dirname "$0")/check_lib.sh"
+source "$(dirname "$0")/support/check_lib.sh"
 fail() { fails=$((fails + 1)); echo "FAIL $1"; sed 's/^/     | /' "$TMP/out" "$TMP/err" | tail -8; }
 csv=$TMP/ps.csv
 # A column of the CSV's last row, by name (report's CSV reader: quotes respected).
