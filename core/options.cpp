@@ -104,18 +104,19 @@ std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std
   return picked;
 }
 
-Parsed parse_options(int argc, char** argv, const std::string& program,
-                     const std::string& description) {
-  Parsed out;
-  Options& o = out.opts;
-  o.program = program;
-  CLI::App app(description, program);
-  app.get_formatter()->column_width(28);
+namespace {
+
+// The flags as typed, before they are read into Options.
+struct Typed {
   std::string sizes = "4:16M", counts, algorithms = "all", device = "host", dtypes = "float32",
-              ops = "sum", check = "on", transport = "auto";
-  auto* sizes_opt = app.add_option("-m,--message-size", sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
+              ops = "sum", check = "on", transport = "auto", segment;
+  CLI::Option *sizes_opt = nullptr, *counts_opt = nullptr;
+};
+
+void add_flags(CLI::App& app, Options& o, Typed& t) {
+  t.sizes_opt = app.add_option("-m,--message-size", t.sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
       ->capture_default_str();
-  auto* counts_opt = app.add_option("-n,--count", counts, "element counts, comma separated (instead of -m)");
+  t.counts_opt = app.add_option("-n,--count", t.counts, "element counts, comma separated (instead of -m)");
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
       ->check(finite_within(kFactorMin, kFactorMax))
       ->capture_default_str();
@@ -125,30 +126,74 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   app.add_option("-x,--warmup", o.warmup, "untimed iterations first")
       ->check(CLI::Range(0, kItersMax))
       ->capture_default_str();
-  app.add_option("-a,--algorithm", algorithms,
+  app.add_option("-a,--algorithm", t.algorithms,
                  "hand-written algorithms to run, comma separated, or all")
       ->capture_default_str();
-  app.add_option("-d,--device", device, "buffers on: host or cuda")->capture_default_str();
-  app.add_option("--transport", transport,
+  app.add_option("-d,--device", t.device, "buffers on: host or cuda")->capture_default_str();
+  app.add_option("--transport", t.transport,
                  "GPU buffers over MPI: auto, staged (through pinned host memory) or cuda-aware")
       ->capture_default_str();
-  app.add_option("-T,--type", dtypes, "int32,int64,float32,float64,float16,bfloat16 or all")
+  app.add_option("-T,--type", t.dtypes, "int32,int64,float32,float64,float16,bfloat16 or all")
       ->capture_default_str();
-  app.add_option("-o,--op", ops, "sum,prod,max,min or all")->capture_default_str();
+  app.add_option("-o,--op", t.ops, "sum,prod,max,min or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of rooted operations")->capture_default_str();
   app.add_flag("--in-place", o.in_place, "result overwrites the input buffer");
-  app.add_option("-c,--check", check, "compare every result: on or off")->capture_default_str();
+  app.add_option("-c,--check", t.check, "compare every result: on or off")->capture_default_str();
   app.add_option("--csv", o.csv, "append one row per measurement to FILE");
   app.add_option("--json", o.json,
                  "append one row per measurement to FILE as JSON Lines (an object per line)");
   app.add_flag("--show", o.show,
                "print buffers before/after and the schedule by phase (default: P elements)");
   app.add_flag("--steps", o.show_steps, "with --show: each rank's buffer after every step");
-  std::string segment;
-  app.add_option("--segment", segment,
+  app.add_option("--segment", t.segment,
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
+}
+
+// The typed flags read into Options, or a UsageError naming the bad one.
+void interpret(const Typed& t, Options& o) {
+  o.show = o.show || o.show_steps;
+  o.show_default_count = o.show && !t.counts_opt->count() && !t.sizes_opt->count();
+  if (t.counts_opt->count())
+    o.counts = parse_list<size_t>("-n", t.counts, {}, Repeats::dropped, [](const std::string& c) {
+      return parse_count(c, "-n");
+    });
+  o.sizes_B = parse_size_range(t.sizes, o.factor);
+  if (t.algorithms != "all")
+    o.algorithms = parse_list<std::string>("-a", t.algorithms, {}, Repeats::refused,
+                                           [](const std::string& a) { return a; });
+  o.device = parse_device(t.device);
+  for (TransportKind k : {TransportKind::staged, TransportKind::cuda_aware})
+    if (t.transport == name(k)) o.transport = k;
+  if (t.transport != "auto" && !o.transport)
+    throw UsageError("unknown --transport '" + t.transport + "' (use auto, staged or cuda-aware)");
+  o.dtypes = parse_list("-T", t.dtypes, all_dtypes(), Repeats::refused, parse_dtype);
+  o.ops = parse_list("-o", t.ops, all_ops(), Repeats::refused, parse_op);
+  // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.
+  for (DType d : o.dtypes)
+    for (size_t c : o.counts)
+      if (!product(c, element_size(d)))
+        throw UsageError(fmt::format("-n {}: that many {} elements are past 2^64 bytes", c, name(d)));
+  if (t.check != "on" && t.check != "off")
+    throw UsageError("-c takes on or off, not '" + t.check + "'");
+  o.check = t.check == "on";
+  if (o.root < 0) throw UsageError("-r root must be 0 or more");
+  if (!t.segment.empty()) o.segment_B = parse_size(t.segment);
+  if (o.segment_B == size_t{0}) throw UsageError("--segment must be at least 1 byte");
+  if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
+}
+
+}  // namespace
+
+Parsed parse_options(int argc, char** argv, const std::string& program,
+                     const std::string& description) {
+  Parsed out;
+  out.opts.program = program;
+  CLI::App app(description, program);
+  app.get_formatter()->column_width(28);
+  Typed typed;
+  add_flags(app, out.opts, typed);
   out.help = app.help();
   try {
     app.parse(argc, argv);
@@ -158,35 +203,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-
-  o.show = o.show || o.show_steps;
-  o.show_default_count = o.show && !counts_opt->count() && !sizes_opt->count();
-  if (counts_opt->count())
-    o.counts = parse_list<size_t>("-n", counts, {}, Repeats::dropped, [](const std::string& c) {
-      return parse_count(c, "-n");
-    });
-  o.sizes_B = parse_size_range(sizes, o.factor);
-  if (algorithms != "all")
-    o.algorithms = parse_list<std::string>("-a", algorithms, {}, Repeats::refused,
-                                           [](const std::string& a) { return a; });
-  o.device = parse_device(device);
-  for (TransportKind t : {TransportKind::staged, TransportKind::cuda_aware})
-    if (transport == name(t)) o.transport = t;
-  if (transport != "auto" && !o.transport)
-    throw UsageError("unknown --transport '" + transport + "' (use auto, staged or cuda-aware)");
-  o.dtypes = parse_list("-T", dtypes, all_dtypes(), Repeats::refused, parse_dtype);
-  o.ops = parse_list("-o", ops, all_ops(), Repeats::refused, parse_op);
-  // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.
-  for (DType t : o.dtypes)
-    for (size_t c : o.counts)
-      if (!product(c, element_size(t)))
-        throw UsageError(fmt::format("-n {}: that many {} elements are past 2^64 bytes", c, name(t)));
-  if (check != "on" && check != "off") throw UsageError("-c takes on or off, not '" + check + "'");
-  o.check = check == "on";
-  if (o.root < 0) throw UsageError("-r root must be 0 or more");
-  if (!segment.empty()) o.segment_B = parse_size(segment);
-  if (o.segment_B == size_t{0}) throw UsageError("--segment must be at least 1 byte");
-  if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
+  interpret(typed, out.opts);
   return out;
 }
 
