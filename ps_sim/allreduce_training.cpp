@@ -27,8 +27,8 @@ Packed train_allreduce(Comm& comm, const Recorder& counted, const Config& cfg, R
     st.push += t1 - t0;
     st.aggregate += MPI_Wtime() - t1;
   }
-  st.worker_out = counted.sent_B();
-  st.worker_in = counted.recv_B();
+  st.bytes.worker_out = counted.sent_B();
+  st.bytes.worker_in = counted.recv_B();
   if (comm.rank() != 0) return {};
   return worker.weights;
 }

@@ -14,8 +14,8 @@
 
 namespace commlab::ps {
 
-Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
-                       RankStats& st) {
+Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg,
+                       const std::vector<Shard>& shards, RankStats& st) {
   const int P = cfg.P, me = comm.rank();
   const size_t n = shards[me].count();
   Worker worker(cfg, me);
@@ -42,8 +42,8 @@ Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, c
     double t2 = MPI_Wtime();
     st.push += t1 - t0;
     st.idle += t2 - t1;
-    st.worker_out += counted.sent_B() - sent0;
-    st.server_in += counted.recv_B() - recv0;
+    st.bytes.worker_out += counted.sent_B() - sent0;
+    st.bytes.server_in += counted.recv_B() - recv0;
 
     std::vector<float>& sum = incoming[0];
     for (int s = 1; s < P; ++s) accumulate(sum.data(), incoming[s].data(), n);
@@ -61,8 +61,8 @@ Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, c
     parts[me] = weights;
     for (int s = 0; s < P; ++s) shards[s].unpack(parts[s].data(), worker.weights.data());
     st.pull += MPI_Wtime() - t3;
-    st.server_out += counted.sent_B() - sent0;
-    st.worker_in += counted.recv_B() - recv0;
+    st.bytes.server_out += counted.sent_B() - sent0;
+    st.bytes.worker_in += counted.recv_B() - recv0;
   }
   return weights;
 }

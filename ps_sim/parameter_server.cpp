@@ -138,14 +138,14 @@ void work(Comm& comm, const Config& cfg, const std::vector<Shard>& shards, Worke
 
 }  // namespace
 
-Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
-                              RankStats& st) {
+Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg,
+                              const std::vector<Shard>& shards, RankStats& st) {
   const int me = comm.rank();
   if (me >= cfg.S) {
     Worker worker(cfg, me - cfg.S);
     work(comm, cfg, shards, worker, st);
-    st.worker_out = counted.sent_B();
-    st.worker_in = counted.recv_B();
+    st.bytes.worker_out = counted.sent_B();
+    st.bytes.worker_in = counted.recv_B();
     return {};
   }
   Server server(comm, cfg, shards[me], st);
@@ -154,23 +154,27 @@ Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config&
     server.bsp();
   else
     server.stale();
-  st.server_out = counted.sent_B();
-  st.server_in = counted.recv_B();
+  st.bytes.server_out = counted.sent_B();
+  st.bytes.server_in = counted.recv_B();
   return server.weights;
 }
 
-std::optional<std::array<uint64_t, 4>> expected_bytes(const Config& c,
-                                                      const std::vector<Shard>& shards, int rank) {
+std::optional<RoleBytes> expected_bytes(const Config& c, const std::vector<Shard>& shards,
+                                        int rank) {
   const uint64_t M = c.shape.bytes(), it = c.iters;
+  RoleBytes b;  // each role receives as much as it sends
   if (c.mode == Mode::ps) {
-    if (rank >= c.S) return std::array<uint64_t, 4>{M * it, M * it, 0, 0};
-    const uint64_t mine = shards[rank].count() * 4 * c.P * it;
-    return std::array<uint64_t, 4>{0, 0, mine, mine};
+    if (rank >= c.S)
+      b.worker_in = b.worker_out = M * it;
+    else
+      b.server_in = b.server_out = shards[rank].count() * 4 * c.P * it;
+    return b;
   }
   if (c.mode == Mode::colocated) {
-    const uint64_t n = shards[rank].count() * 4, others = (M - n) * it;
-    const uint64_t served = n * (c.P - 1) * it;
-    return std::array<uint64_t, 4>{others, others, served, served};
+    const uint64_t n = shards[rank].count() * 4;
+    b.worker_in = b.worker_out = (M - n) * it;        // every shard but its own
+    b.server_in = b.server_out = n * (c.P - 1) * it;  // its own, with each other rank
+    return b;
   }
   return std::nullopt;
 }

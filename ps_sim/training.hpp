@@ -1,7 +1,6 @@
 // What every training mode shares: the run's settings, a worker (its data,
 // its copy of the model, its compute phase) and what each rank measures.
 #pragma once
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,11 +43,21 @@ struct Config {
   float step_scale() const { return lr / (float(P) * batch); }
 };
 
+// A rank's bytes over the whole run, by the role it moved them in.
+struct RoleBytes {
+  uint64_t worker_in = 0, worker_out = 0, server_in = 0, server_out = 0;
+  bool operator==(const RoleBytes& o) const {
+    return worker_in == o.worker_in && worker_out == o.worker_out && server_in == o.server_in &&
+           server_out == o.server_out;
+  }
+  bool operator!=(const RoleBytes& o) const { return !(*this == o); }
+};
+
 // What one rank measured over the whole run, seconds and bytes.
 struct RankStats {
   double compute = 0, push = 0, wait = 0;    // as a worker; wait = from push done to weights in
   double idle = 0, aggregate = 0, pull = 0;  // as a server (colocated: idle as a worker too)
-  uint64_t worker_in = 0, worker_out = 0, server_in = 0, server_out = 0;
+  RoleBytes bytes;
   std::vector<double> loss;         // per iteration: summed over this worker's batch
   std::vector<uint64_t> staleness;  // histogram: gradients applied that stale (server)
 };
@@ -71,10 +80,10 @@ struct Worker {
 // rank 0 the whole model; every other rank nothing. `counted` is attached to
 // comm: each mode splits this rank's bytes by role from it.
 using Packed = std::vector<float>;
-Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
-                              RankStats& st);
-Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg, const std::vector<Shard>& shards,
-                       RankStats& st);
+Packed train_parameter_server(Comm& comm, const Recorder& counted, const Config& cfg,
+                              const std::vector<Shard>& shards, RankStats& st);
+Packed train_colocated(Comm& comm, const Recorder& counted, const Config& cfg,
+                       const std::vector<Shard>& shards, RankStats& st);
 Packed train_allreduce(Comm& comm, const Recorder& counted, const Config& cfg, RankStats& st);
 
 // The same training, serially, on one process: every worker's gradient of an
@@ -82,10 +91,10 @@ Packed train_allreduce(Comm& comm, const Recorder& counted, const Config& cfg, R
 // reach these weights.
 std::vector<float> train_serial(const Config& cfg);
 
-// Bytes rank `rank` must move in each role over the whole run (worker in,
-// worker out, server in, server out), or nothing when the mode's traffic is
-// not counted per rank here (ring, mpi). The check and the lab's grader use it.
-std::optional<std::array<uint64_t, 4>> expected_bytes(const Config& c,
-                                                      const std::vector<Shard>& shards, int rank);
+// Bytes rank `rank` must move in each role over the whole run, or nothing
+// when the mode's traffic is not counted per rank here (ring, mpi). The
+// check and the lab's grader use it.
+std::optional<RoleBytes> expected_bytes(const Config& c, const std::vector<Shard>& shards,
+                                        int rank);
 
 }  // namespace commlab::ps

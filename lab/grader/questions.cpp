@@ -152,7 +152,8 @@ Expected ps_bytes(const Question& q) {
   const bool server = need<std::string>(q, "role") == "server";
   uint64_t most = 0;
   for (int r = 0; r < ranks; ++r)
-    if (auto b = ps::expected_bytes(c, shards, r)) most = std::max(most, (*b)[server ? 3 : 1]);
+    if (auto b = ps::expected_bytes(c, shards, r))
+      most = std::max(most, server ? b->server_out : b->worker_out);
   return number(double(most));
 }
 
