@@ -26,12 +26,15 @@ if [ -n "$nccl" ]; then
 else
   echo "- nccl: none"
 fi
-# The code's version: COMMLAB_VERSION when the runner says it (a build carried
-# to a GPU box whose copy of the tree has another history); else git's, where
-# a tree whose only changes are results (a sweep that just wrote them) is not
-# "dirty" code.
+# The code's version: COMMLAB_VERSION when the runner says it; else the one
+# the programs were built from (BIN/version.txt, written when cmake
+# configures: right also for a build carried to a GPU box whose copy of the
+# tree has another history); else git's, where a tree whose only changes are
+# results (a sweep that just wrote them) is not "dirty" code.
 if [ -n "${COMMLAB_VERSION:-}" ]; then
   version=$COMMLAB_VERSION
+elif [ -s "${BIN:-build/bin}/version.txt" ]; then
+  version=$(cat "${BIN:-build/bin}/version.txt")
 else
   version=$(git describe --always 2>/dev/null || echo unknown)
   git diff --quiet HEAD -- . ':!results' 2>/dev/null || version="$version-dirty"

@@ -156,7 +156,7 @@ links_line() {
 }
 # machine.md describes where cells ran: rewritten only when this sweep ran some.
 [ "$ran" -gt 0 ] || [ ! -s "$OUT/machine.md" ] && {
-  bash bench/machine.sh
+  BIN="$BIN" bash bench/machine.sh
   echo "- launched: $launch_line$([ "$LAUNCH" = srun ] && echo "; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}, exclusive ${EXCLUSIVE_HELD:-unknown}")"
   echo "- settings: $(settings_line)"
   echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
