@@ -190,7 +190,9 @@ std::vector<std::vector<std::string>> read_columns(const std::string& path,
       std::string cell;
       for (size_t r = 0; in.read_row(cell); ++r) {
         if (k == 0) rows.emplace_back(names.size());
-        rows.at(r)[k] = cell;  // (at: a file rewritten between passes)
+        if (r >= rows.size())  // the file grew between two passes
+          throw ReportError(path + ": changed while it was read; read it again");
+        rows[r][k] = cell;
       }
     } catch (const io::error::base& e) {
       throw ReportError(e.what());

@@ -1,5 +1,5 @@
 // What a hand-written algorithm needs, and nothing of the harness: the job it
-// runs (its buffers, the counted Comm, the memory its data lives in), its
+// runs (its buffers, the Comm it talks through, the memory its data lives in), its
 // entry (the run, its exact traffic model, the taught formula), and the
 // pieces several schedules share (the ring, the power-of-two fold, binomial
 // trees). Each algorithm lives in its own file, operation_algorithm.cpp (or

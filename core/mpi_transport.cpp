@@ -1,6 +1,10 @@
 // The MPI transports: host buffers, GPU buffers read by a CUDA-aware MPI,
 // and GPU buffers staged through pinned host memory.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
+#include <stdexcept>
 
 #include "device.hpp"
 #include "transport.hpp"
@@ -88,7 +92,16 @@ class MpiTransport : public Transport {
     return status.MPI_SOURCE;
   }
   std::vector<std::vector<char>> allgather(const std::vector<char>& mine) override {
-    int n = static_cast<int>(mine.size());
+    // MPI's counts are int: more than 2 GiB of records in all (a trace or
+    // --steps' states of a huge run) is refused, never wrapped.
+    uint64_t n64 = mine.size(), total64 = 0;
+    MPI_Allreduce(&n64, &total64, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    if (total64 > uint64_t(INT_MAX))
+      throw std::length_error(fmt::format(
+          "{} bytes of records to gather from every rank: more than MPI's 2 GiB; show fewer "
+          "elements",
+          total64));
+    int n = static_cast<int>(n64);
     std::vector<int> counts(size_), displs(size_);
     MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
     int total = 0;

@@ -34,7 +34,7 @@ const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step) {
 
 void Recorder::begin_step(int step, Memory& mem) {
   if (step <= step_now_) return;
-  if (tracing_ && watched_) snapshot(mem);
+  if (watched_) snapshot(mem);  // only where states are kept (watch)
   step_now_ = step;
 }
 
@@ -42,7 +42,7 @@ void Recorder::sent(const TraceEntry& message) {
   mine_.sent_B += message.bytes;
   ++mine_.msgs;
   mine_.last_step = std::max<int64_t>(mine_.last_step, message.step);
-  if (tracing_) trace_.push_back(message);
+  if (keep_ != Keep::counts) trace_.push_back(message);
 }
 
 void Recorder::snapshot(Memory& mem) {

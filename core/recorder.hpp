@@ -32,18 +32,24 @@ struct Snapshot {
 // it (a rank idle in a step keeps what it had); null if it has none.
 const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step);
 
+// What a Recorder keeps beside every rank's counts: each message too (the
+// bytes through a node's port need them), and also the watched buffer's
+// state after each step (--show --steps, the grader), which costs a copy of
+// the buffer a step and is kept only when asked for.
+enum class Keep { counts, messages, states };
+
 class Recorder {
  public:
-  // Counting always; keeping each message too when `tracing` (the bytes
-  // through a node's port need them), and the watched buffer's states.
-  explicit Recorder(bool tracing = false) : tracing_(tracing) {}
+  explicit Recorder(Keep keep = Keep::counts) : keep_(keep) {}
 
   // Comm's side. Every message first says which step it belongs to (the
   // offset applied): a step not begun before snapshots the end of the last.
   void begin_step(int step, Memory& mem);
   void sent(const TraceEntry& message);
   void received(uint64_t bytes) { mine_.recv_B += bytes; }
-  void watch(const void* buf, size_t bytes) { watched_ = buf, watched_B_ = bytes; }
+  void watch(const void* buf, size_t bytes) {
+    if (keep_ == Keep::states) watched_ = buf, watched_B_ = bytes;
+  }
   // The watched buffer now, as the state after the latest step begun: Comm
   // takes one as each new step begins, the harness one at the end of a run.
   void snapshot(Memory& mem);
@@ -64,13 +70,26 @@ class Recorder {
     uint64_t sent_B = 0, recv_B = 0, msgs = 0;
     int64_t last_step = -1;
   };
-  bool tracing_;
+  Keep keep_;
   Counts mine_;
   std::vector<TraceEntry> trace_;
   int step_now_ = -1;  // the latest step this rank has begun, for snapshots
   const void* watched_ = nullptr;
   size_t watched_B_ = 0;
   std::vector<Snapshot> snapshots_;
+};
+
+// A Recorder attached to a Comm for a scope, and detached however the scope
+// ends: a Comm never points at a Recorder that is gone.
+class Attached {
+ public:
+  Attached(Comm& comm, Recorder& recorder) : comm_(comm) { comm.attach(&recorder); }
+  ~Attached() { comm_.attach(nullptr); }
+  Attached(const Attached&) = delete;
+  Attached& operator=(const Attached&) = delete;
+
+ private:
+  Comm& comm_;
 };
 
 }  // namespace commlab

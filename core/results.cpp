@@ -73,7 +73,9 @@ const std::vector<CsvColumn>& schema() {
       {"date", [](const Row& r) { return r.run->date; }},
       {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
       {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
-      {"transport", [](const Row& r) { return r.transport; }},
+      // NCCL's rows went through NCCL, the others through the run's transport.
+      {"transport",
+       [](const Row& r) { return r.impl == Impl::nccl ? "nccl" : name(r.run->transport); }},
       {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }, Kind::real},
       {"chose", [](const Row& r) { return r.chose; }},
       {"nodes", [](const Row& r) { return num(r.run->placement.nodes); }, Kind::integer},

@@ -30,7 +30,7 @@ struct RunInfo {  // the same for every row of one run
   std::string program, device, host, date, mpi_version, commlab_version;
   int P = 1, root = 0, iters = 0, warmup = 0;
   bool in_place = false;
-  std::string transport = "host";  // of hand-written and MPI rows: host | staged | cuda-aware
+  TransportKind transport = TransportKind::host;  // of the hand-written and MPI rows
   Placement placement;
 };
 
@@ -50,7 +50,6 @@ struct Row {
   TrafficCheck traffic = TrafficCheck::none;  // none for library rows
   Check check = Check::off;
   std::string note;                // first mismatch, or why something was skipped
-  std::string transport = "host";  // GPU data: staged | cuda-aware | nccl
   std::optional<double> t_model_us;  // the time model's prediction (time_model.hpp)
   std::string chose;                 // -a auto: the algorithm it ran
 };

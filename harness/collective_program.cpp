@@ -11,6 +11,7 @@
 #include "operation.hpp"
 #include "program.hpp"
 #include "runner.hpp"
+#include "table.hpp"
 
 namespace commlab {
 
@@ -282,6 +283,8 @@ namespace {
 int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
                 const Options& o, Comm& comm, const Nodes& nodes) {
   Runner runner(comm, o, nodes);
+  RowWriter rows(comm.mpi(), o);
+  rows.heading(runner.info(), runner.gpu_line());
   CostModel cost;
   if (op.has_data) {
     // The reduction's cost only where the operation reduces; measured for
@@ -292,14 +295,14 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
   }
   ShapeRun shapes(runner, comm, o, op, cost);
   if (!op.has_data) {
-    runner.emit(shapes.measure_without_data(algorithms));
+    rows.emit(shapes.measure_without_data(algorithms));
     return runner.exit_code();
   }
   const std::vector<Op> ops = op.reduces ? o.ops : std::vector<Op>{Op::sum};
   for (DType dtype : o.dtypes)
     for (Op op_kind : ops)
       for (size_t count : o.counts_for(dtype))
-        runner.emit(shapes.measure(algorithms, dtype, op_kind, count));
+        rows.emit(shapes.measure(algorithms, dtype, op_kind, count));
   return runner.exit_code();
 }
 

@@ -36,14 +36,15 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
     const int me = transport.rank();
     Memory mem;
     Comm comm(transport, mem);
-    Recorder recorder(/*tracing=*/true);  // the ports' bytes need every message
-    comm.attach(&recorder);
+    // Every message, for the ports' bytes; the states only when asked.
+    Recorder recorder(run.trace ? Keep::states : Keep::messages);
+    Attached attached(comm, recorder);
     const Layout L = truth.layout(me);
     Buffer input(run.dtype, run.in_place ? 0 : L.in), out(run.dtype, L.out);
     Buffer& before = run.in_place ? out : input;
     out.fill([](size_t) { return kJunk; });
     before.fill([&](size_t i) { return truth.before(me, i); });
-    if (run.trace) comm.watch(out.data(), out.bytes());  // snapshots only if asked
+    comm.watch(out.data(), out.bytes());
     run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
                   run.segment_B, &nodes});
     if (run.trace) recorder.snapshot(mem);

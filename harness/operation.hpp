@@ -19,7 +19,7 @@
 namespace commlab {
 
 // The library call an operation is measured against. It takes the same job
-// (and ignores its Comm's counting: it calls MPI or NCCL directly).
+// (but not its Comm: it calls MPI or NCCL directly, so nothing of it is counted).
 struct LibraryCall {
   std::string name;         // e.g. MPI_Scatter
   std::string uneven_name;  // the v-variant used when P does not divide N

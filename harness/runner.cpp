@@ -10,7 +10,6 @@
 #include "core/stats.hpp"
 #include "host.hpp"
 #include "show.hpp"
-#include "table.hpp"
 
 namespace commlab {
 
@@ -25,14 +24,6 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   opts.root, comm.size()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport);
-  std::string error;
-  try {
-    if (comm.rank() == 0 && !opts.csv.empty()) csv_ = LinesFile(opts.csv, csv_header(), "--csv");
-    if (comm.rank() == 0 && !opts.json.empty()) json_ = LinesFile(opts.json, "", "--json");
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  agree_or_exit(comm.mpi(), error);
 
   info_.program = opts.program;
   info_.device = name(opts.device);
@@ -45,9 +36,8 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   info_.iters = opts.iters;
   info_.warmup = opts.warmup;
   info_.in_place = opts.in_place;
-  info_.transport = name(device_.transport);
+  info_.transport = device_.transport;
   info_.placement = gather_placement(comm.mpi());
-  if (comm.rank() == 0) print_heading(info_, opts, device_.gpu_line);
 }
 
 int Runner::exit_code() const { return failed_ ? kExitWrong : 0; }
@@ -66,7 +56,6 @@ Row Runner::blank_row(const Shape& shape, const Case& c) const {
   row.chose = c.chose;
   row.taught_formula = c.taught_formula;
   row.taught_T_B = c.taught_T_B;
-  row.transport = c.impl == Impl::nccl ? "nccl" : info_.transport;
   return row;
 }
 
@@ -80,13 +69,16 @@ void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
                shape.count, comm_.size());
   c.prepare();
   if (show && c.input) show_buffers(comm_.mpi(), "before", *c.input);
-  Recorder recorder(/*tracing=*/true);
-  comm_.attach(&recorder);
-  if (show) comm_.watch(c.output->data(), c.output->bytes());
-  MPI_Barrier(comm_.mpi());
-  c.run();
-  mem_.sync();
-  comm_.attach(nullptr);
+  // Every message kept, for the bytes through each node's port; the states
+  // only for --show.
+  Recorder recorder(show ? Keep::states : Keep::messages);
+  {
+    Attached attached(comm_, recorder);
+    if (show) comm_.watch(c.output->data(), c.output->bytes());
+    MPI_Barrier(comm_.mpi());
+    c.run();
+    mem_.sync();
+  }
   if (show && c.model) {
     recorder.snapshot(mem_);  // the end of the run
     const auto trace = recorder.gather_trace(comm_.transport());
@@ -158,15 +150,6 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   judge(c, row);
   time_runs(shape, c, row);
   return row;
-}
-
-void Runner::emit(const std::vector<Row>& rows) {
-  if (comm_.rank() != 0) return;
-  print_rows(rows);
-  std::string csv, json;
-  for (const Row& r : rows) csv += csv_line(r), json += json_line(r);
-  csv_.append_lines(csv);
-  json_.append_lines(json);
 }
 
 }  // namespace commlab

@@ -1,6 +1,7 @@
 // The measurement loop every collective program shares: one run checked
 // (its traffic counted by a Recorder, its result compared), warm-up, timed
-// runs, and the rows for the table and the files.
+// runs, each implementation on each shape made a row (which a RowWriter,
+// table.hpp, prints and writes).
 #pragma once
 #include <functional>
 #include <memory>
@@ -47,9 +48,9 @@ struct Shape {
 
 class Runner {
  public:
-  // Validates what needs the communicator (root, device, CSV) on every rank,
-  // exiting 2 everywhere on bad input, sets up the device (devices.hpp) and
-  // prints the table heading. `nodes`: where the ranks really run.
+  // Validates what needs the communicator (the root, the device) on every
+  // rank, exiting 2 everywhere on bad input, and sets up the device
+  // (devices.hpp). `nodes`: where the ranks really run.
   Runner(Comm& comm, const Options& opts, const Nodes& nodes);
 
   Memory& memory() { return mem_; }
@@ -57,10 +58,10 @@ class Runner {
   const Nodes& nodes() const { return nodes_; }
   Nccl* nccl() { return device_.nccl.get(); }  // null: no NCCL rows
   TransportKind transport() const { return device_.transport; }
+  const RunInfo& info() const { return info_; }  // what every row says of the run
+  const std::string& gpu_line() const { return device_.gpu_line; }
 
   Row measure(const Shape& shape, const Case& c);
-  // Prints rows on rank 0 and appends them to the CSV and JSON files.
-  void emit(const std::vector<Row>& rows);
   // 0 when every check passed, kExitWrong otherwise (same on every rank).
   int exit_code() const;
 
@@ -76,7 +77,6 @@ class Runner {
   DeviceSetup device_;
   Nodes nodes_;
   RunInfo info_;
-  LinesFile csv_, json_;
   bool failed_ = false;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.hpp"
+
 namespace commlab {
 
 namespace {
@@ -12,7 +14,21 @@ constexpr const char* kTableHead =
 
 }  // namespace
 
-void print_heading(const RunInfo& info, const Options& opts, const std::string& gpu_line) {
+RowWriter::RowWriter(MPI_Comm comm, const Options& opts) : opts_(opts) {
+  MPI_Comm_rank(comm, &rank_);
+  std::string error;
+  try {
+    if (rank_ == 0 && !opts.csv.empty()) csv_ = LinesFile(opts.csv, csv_header(), "--csv");
+    if (rank_ == 0 && !opts.json.empty()) json_ = LinesFile(opts.json, "", "--json");
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  agree_or_exit(comm, error);
+}
+
+void RowWriter::heading(const RunInfo& info, const std::string& gpu_line) const {
+  if (rank_ != 0) return;
+  const Options& opts = opts_;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
              opts.program, info.P, info.device, opts.root, opts.in_place ? "yes" : "no",
              opts.iters, opts.warmup, opts.check ? "on" : "off");
@@ -24,7 +40,8 @@ void print_heading(const RunInfo& info, const Options& opts, const std::string& 
   std::fflush(stdout);
 }
 
-void print_rows(const std::vector<Row>& rows) {
+void RowWriter::emit(const std::vector<Row>& rows) {
+  if (rank_ != 0) return;
   for (const Row& r : rows) {
     std::string wrong = r.wrong ? fmt::format("{}", *r.wrong + r.diff_vs_lib.value_or(0)) : "-";
     const std::string algorithm = r.chose.empty() ? r.algorithm : r.algorithm + ":" + r.chose;
@@ -39,6 +56,10 @@ void print_rows(const std::vector<Row>& rows) {
     if (!r.note.empty()) fmt::print("#   {} {}: {}\n", r.algorithm, name(r.impl), r.note);
   }
   std::fflush(stdout);
+  std::string csv, json;
+  for (const Row& r : rows) csv += csv_line(r), json += json_line(r);
+  csv_.append_lines(csv);
+  json_.append_lines(json);
 }
 
 }  // namespace commlab

@@ -1,6 +1,9 @@
-// The table every collective program prints: its header lines (what ran,
-// where, on which MPI and GPU), the column heads, and a line per row.
+// Where a collective program's rows go: the table on rank 0's stdout (its
+// header lines: what ran, where, on which MPI and GPU; the column heads; a
+// line per row), and the --csv and --json files.
 #pragma once
+#include <mpi.h>
+
 #include <string>
 #include <vector>
 
@@ -9,9 +12,22 @@
 
 namespace commlab {
 
-// `gpu_line`: the "# GPU: ..." line, or empty on the host.
-void print_heading(const RunInfo& info, const Options& opts, const std::string& gpu_line);
-// Each row's line, and its note under it when it has one.
-void print_rows(const std::vector<Row>& rows);
+class RowWriter {
+ public:
+  // Collective: opens the files on rank 0 before anything is measured; one
+  // that cannot be written ends every rank with one line and exit 2.
+  RowWriter(MPI_Comm comm, const Options& opts);
+  // Rank 0 prints the header lines and the column heads. `gpu_line`: the
+  // "# GPU: ..." line, or empty on the host.
+  void heading(const RunInfo& info, const std::string& gpu_line) const;
+  // Rank 0 prints each row's line (and its note under it) and appends the
+  // rows to the files, each file in one write.
+  void emit(const std::vector<Row>& rows);
+
+ private:
+  const Options& opts_;
+  int rank_ = 0;
+  LinesFile csv_, json_;
+};
 
 }  // namespace commlab

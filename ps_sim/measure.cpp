@@ -14,7 +14,7 @@ double train(Comm& comm, const Config& c, const std::vector<Shard>& shards, Rank
              Packed& owned) {
   MPI_Barrier(comm.mpi());
   Recorder counted;
-  comm.attach(&counted);
+  Attached attached(comm, counted);
   const double t0 = MPI_Wtime();
   owned = c.mode == Mode::ps          ? train_parameter_server(comm, counted, c, shards, st)
           : c.mode == Mode::colocated ? train_colocated(comm, counted, c, shards, st)

@@ -3,7 +3,6 @@
 // assert that the counted traffic equals these models exactly.
 #include <catch2/catch.hpp>
 
-#include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
 #include "harness/operation.hpp"
 

@@ -17,7 +17,7 @@ TEST_CASE("a ring of sendrecv counts every byte, message and step") {
   const int P = comm.size(), me = comm.rank();
   std::vector<char> out(100 + me, char(me)), in(100 + (me - 1 + P) % P);
   Recorder counted;
-  comm.attach(&counted);
+  Attached attached(comm, counted);
   comm.sendrecv((me + 1) % P, out.data(), out.size(), (me - 1 + P) % P, in.data(), in.size(), {3});
   Traffic t = counted.gather_counts(comm.transport(), Nodes());
   CHECK(in.front() == char((me - 1 + P) % P));
@@ -31,7 +31,7 @@ TEST_CASE("zero-byte messages are still messages") {
   Comm comm(MPI_COMM_WORLD);
   if (comm.size() < 2) return;
   Recorder counted;
-  comm.attach(&counted);
+  Attached attached(comm, counted);
   char c = 0;
   if (comm.rank() == 0) comm.send(1, &c, 0, {0});
   if (comm.rank() == 1) comm.recv(0, &c, 0, {0});
@@ -53,7 +53,7 @@ TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
   for (size_t i : {size_t{0}, size_t{1} << 30, big - 1}) buf[i] = mark(i, me);
 
   Recorder counted;
-  comm.attach(&counted);
+  Attached attached(comm, counted);
   if (me == 0)
     comm.send(1, buf.data(), big, {0});
   else {
