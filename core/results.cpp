@@ -73,8 +73,7 @@ const std::vector<CsvColumn>& schema() {
       {"date", [](const Row& r) { return r.run->date; }},
       {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
       {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
-      // NCCL's rows went through NCCL, the others through the run's transport.
-      {"transport",
+      {"transport",  // NCCL's rows went through NCCL, the others the run's transport
        [](const Row& r) { return r.impl == Impl::nccl ? "nccl" : name(r.run->transport); }},
       {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }, Kind::real},
       {"chose", [](const Row& r) { return r.chose; }},
