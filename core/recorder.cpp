@@ -53,6 +53,11 @@ void Recorder::snapshot(Memory& mem) {
 }
 
 Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes) const {
+  return gather_counts(transport, nodes, gather_trace(transport));
+}
+
+Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
+                                const std::vector<TraceEntry>& trace) const {
   Traffic t;
   for (const std::vector<Counts>& theirs : gather_records(transport, std::vector<Counts>{mine_})) {
     const Counts& c = theirs.at(0);
@@ -64,7 +69,7 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes) const 
   }
   // Which messages crossed between nodes needs every rank's, so the trace.
   std::vector<Message> sent;
-  for (const TraceEntry& e : gather_trace(transport)) sent.push_back({e.step, e.from, e.to, e.bytes});
+  for (const TraceEntry& e : trace) sent.push_back({e.step, e.from, e.to, e.bytes});
   t.port_critical_B = port_critical_B(sent, nodes.of_rank());
   return t;
 }

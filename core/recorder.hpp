@@ -62,6 +62,9 @@ class Recorder {
   // Collective over `transport`'s ranks: every rank's counts as one Traffic,
   // its port bytes from the trace for these nodes (0 when not tracing).
   Traffic gather_counts(Transport& transport, const Nodes& nodes) const;
+  // The same, with the trace already gathered (--show prints it too).
+  Traffic gather_counts(Transport& transport, const Nodes& nodes,
+                        const std::vector<TraceEntry>& trace) const;
   std::vector<TraceEntry> gather_trace(Transport& transport) const;  // by step, then sender
   std::vector<std::vector<Snapshot>> gather_snapshots(Transport& transport) const;
 

@@ -12,8 +12,6 @@ void start_mpi(int* argc, char*** argv) {
   agree_or_exit(MPI_COMM_WORLD, misread_launch());
 }
 
-void agree_on(Comm& comm, const std::string& error) { agree_or_exit(comm.mpi(), error); }
-
 void print_help(Comm& comm, const std::string& help) {
   if (comm.rank() == 0) fmt::print("{}", help);
 }

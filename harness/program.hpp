@@ -34,8 +34,6 @@ int run_program(int argc, char** argv,
 
 // The parts of it that are not templates (program.cpp).
 void start_mpi(int* argc, char*** argv);
-// UsageError's text (or "") agreed on: every rank exits 2 with one line.
-void agree_on(Comm& comm, const std::string& error);
 void print_help(Comm& comm, const std::string& help);
 // An exception on one rank: one line, and the whole job aborted.
 [[noreturn]] void abort_all(Comm& comm, const std::exception& e);
@@ -54,13 +52,13 @@ int run_program(int argc, char** argv,
   } catch (const UsageError& e) {
     error = e.what();
   }
-  agree_on(comm, error);
+  agree_or_exit(comm.mpi(), error);
   if (!parsed.settings) {
     print_help(comm, parsed.help);
     return finish(0);
   }
   const Nodes nodes = nodes_of(comm.mpi());
-  agree_on(comm, memory_problem(comm.mpi(), nodes, parsed.footprint));
+  agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), nodes, parsed.footprint));
   int rc = 0;
   try {
     rc = run(*parsed.settings, comm, nodes);

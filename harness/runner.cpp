@@ -69,29 +69,34 @@ void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
                shape.count, comm_.size());
   c.prepare();
   if (show && c.input) show_buffers(comm_.mpi(), "before", *c.input);
-  // Every message kept, for the bytes through each node's port; the states
-  // only for --show.
-  Recorder recorder(show ? Keep::states : Keep::messages);
+  // Every message kept, for the bytes through each node's port; the buffer's
+  // state after each step only for --steps, which prints them.
+  const bool states = show && opts_.show_steps;
+  Recorder recorder(states ? Keep::states : Keep::messages);
   {
     Attached attached(comm_, recorder);
-    if (show) comm_.watch(c.output->data(), c.output->bytes());
+    if (states) comm_.watch(c.output->data(), c.output->bytes());
     MPI_Barrier(comm_.mpi());
     c.run();
     mem_.sync();
   }
-  if (show && c.model) {
-    recorder.snapshot(mem_);  // the end of the run
-    const auto trace = recorder.gather_trace(comm_.transport());
-    const auto states = recorder.gather_snapshots(comm_.transport());
+  if (!c.model) {  // a library call: nothing of it went through Comm
+    if (show) show_buffers(comm_.mpi(), "after", *c.output);
+    return;
+  }
+  const auto trace = recorder.gather_trace(comm_.transport());
+  if (show) {
+    std::vector<std::vector<Snapshot>> after_each_step;
+    if (states) {
+      recorder.snapshot(mem_);  // the end of the run
+      after_each_step = recorder.gather_snapshots(comm_.transport());
+    }
     if (comm_.rank() == 0)
-      show_schedule(trace, opts_.show_steps ? states : decltype(states){}, shape.dtype,
-                    shape.count, comm_.size());
+      show_schedule(trace, after_each_step, shape.dtype, shape.count, comm_.size());
+    show_buffers(comm_.mpi(), "after", *c.output);
   }
-  if (show) show_buffers(comm_.mpi(), "after", *c.output);
-  if (c.model) {
-    row.counted = recorder.gather_counts(comm_.transport(), nodes_);
-    row.traffic = row.counted->same_counts(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
-  }
+  row.counted = recorder.gather_counts(comm_.transport(), nodes_, trace);
+  row.traffic = row.counted->same_counts(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
 }
 
 // Every rank's verdict, summed: ok only when no element and no count is wrong.

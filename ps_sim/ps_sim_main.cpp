@@ -29,7 +29,7 @@ void open_outputs(Comm& comm, const Settings& s, Outputs& out) {
     } catch (const UsageError& e) {
       error = e.what();
     }
-  agree_on(comm, error);
+  agree_or_exit(comm.mpi(), error);
 }
 
 int train_and_report(const Settings& s, Comm& comm, const Nodes&) {
