@@ -69,17 +69,19 @@ std::string failed(const std::vector<std::string>& cells) {
   return s;
 }
 
-// Each hand-written algorithm at each P, at the largest size swept there.
+// Each counted algorithm at each P, at the largest size swept there: the
+// hand-written ones, and the library's where Open MPI's monitoring counted it.
 std::string traffic(const std::vector<Measurement>& rows) {
   std::map<std::tuple<Group, int>, const Measurement*> largest;
   for (const Measurement& m : rows) {
-    if (!m.hand() || !m.sent_max_B) continue;
+    if (!m.sent_max_B) continue;
     auto& top = largest[{group_of(m), m.P}];
     if (!top || m.bytes > top->bytes) top = &m;
   }
   std::string s =
-      "Counted bytes of one call at the largest size swept, per hand-written algorithm and P "
-      "(critical path: from the model; busiest port: the bytes through the busiest node's link, "
+      "Counted bytes of one call at the largest size swept, per algorithm and P (hand-written, "
+      "and the library's where Open MPI's monitoring counted them; "
+      "critical path: from the model; busiest port: the bytes through the busiest node's link, "
       "step by step, counted and from the model, when the files record it). T is the formula as "
       "taught (docs/formulas.md); the last column says which counted quantity it is, or how far "
       "it is from the nearest.\n\n";
@@ -262,12 +264,12 @@ std::string library_table(const std::map<uint64_t, std::vector<const Measurement
   }
   MarkdownTable table(headings);
   for (const auto& [bytes, ms] : by_size) {
-    std::vector<const Measurement*> libs;  // MPI's
+    std::vector<const Measurement*> libs;  // MPI's own choice (not MPI_Allreduce:ring, forced)
     const Measurement* nccl = nullptr;
     for (const Measurement* m : ms)
       if (m->impl == Impl::nccl)
         nccl = m;
-      else if (!m->hand())
+      else if (!m->hand() && m->algorithm.find(':') == std::string::npos)
         libs.push_back(m);
     if (libs.empty()) continue;
     std::vector<std::string> cells{human_bytes(bytes), libs[0]->algorithm,
@@ -376,10 +378,11 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## Hand-written against the library\n\n{}\n"
       "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
       "## -a auto against MPI_Allreduce\n\n"
-      "auto's median time over the library's in the same run; the median of those over runs.\n{}",
+      "auto's median time over the library's in the same run; the median of those over runs.\n{}{}",
       title, on.empty() ? "-" : on, formulas_summary(rows, machine),
       checks(rows) + failed(failed_cells), traffic(rows),
-      timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows));
+      timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows),
+      open_mpi_sections(rows));
 }
 
 }  // namespace commlab

@@ -56,6 +56,9 @@ std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vecto
 // MPI_Allreduce in each run (rows of one run share their date) and the median.
 std::string fastest_allreduce(const std::vector<Measurement>& rows);
 std::string auto_against_library(const std::vector<Measurement>& rows);
+// library.cpp: Open MPI's forced algorithms and its rules file, where the
+// rows hold any (bench/mpi_tuning.sh); "" otherwise.
+std::string open_mpi_sections(const std::vector<Measurement>& rows);
 
 // "4 B", "16 KiB", "64 MiB".
 std::string human_bytes(uint64_t bytes);

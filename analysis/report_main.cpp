@@ -7,7 +7,10 @@
 // report makes of its rows.
 // report --column NAME[,NAME...] FILE.csv: those columns of every row, for
 // scripts, which would otherwise split the CSV with awk -F, and miss quotes.
+// report --rules FILE.csv ...: Open MPI's dynamic rules file from rows that
+// forced its algorithms in turn (analysis/rules.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +20,7 @@
 
 #include "output.hpp"
 #include "report.hpp"
+#include "rules.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -25,12 +29,15 @@ constexpr const char* kUsage =
     "usage: report FOLDER [FILE.csv ...]\n"
     "       report --check FOLDER [FILE.csv ...]\n"
     "       report --column NAME[,NAME...] FILE.csv\n"
+    "       report --rules FILE.csv [FILE.csv ...]\n"
     "  reads FOLDER/rows.csv (or the CSV files named), prints the report and writes FOLDER/report.md\n"
     "  and FOLDER/model.csv\n"
     "  --check: writes nothing; exit 0 when FOLDER/report.md and FOLDER/model.csv are what it would\n"
     "    write, 1 with the first line that differs otherwise\n"
     "  --column: prints those columns of every row of any CSV file with a header, tab-separated,\n"
-    "    a row a line, read as the report reads CSV (a quoted comma stays in its cell)\n";
+    "    a row a line, read as the report reads CSV (a quoted comma stays in its cell)\n"
+    "  --rules: prints Open MPI's dynamic rules file that picks, for each MPI call and P, the\n"
+    "    fastest of the algorithms the rows forced (--mpi-algorithm) at each size\n";
 
 // The summary's fitted model beside each row it covers, for plot.py (which
 // draws the model from these numbers, not from a copy of the model).
@@ -158,6 +165,16 @@ int main(int argc, char** argv) {
       if (args.size() != 3)
         throw commlab::ReportError("--column NAME[,NAME...] FILE.csv: give the column names and one file");
       return columns(args[1], args[2]);
+    }
+    if (args[0] == "--rules") {
+      if (args.size() < 2) throw commlab::ReportError("--rules FILE.csv [FILE.csv ...]: give the rows");
+      std::vector<commlab::Measurement> rows;
+      for (size_t i = 1; i < args.size(); ++i) {
+        auto more = commlab::read_rows(args[i]);
+        rows.insert(rows.end(), more.begin(), more.end());
+      }
+      fmt::print("{}", commlab::open_mpi_rules(rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " "))));
+      return 0;
     }
     if (args[0] == "--check") {
       if (args.size() < 2) throw commlab::ReportError("--check FOLDER [FILE.csv ...]: give the folder");

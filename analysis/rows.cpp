@@ -50,13 +50,14 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
 
 // The columns read, in to_measurement's order; the last ones are newer than
 // the rest, so a file without them still reads.
-constexpr std::array<const char*, 32> kColumns{
+constexpr std::array<const char*, 33> kColumns{
     "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
     "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
     "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
     "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
-    "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B"};
-constexpr size_t kNewer = 7;
+    "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B",
+    "traffic"};
+constexpr size_t kNewer = 8;
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
 // A cell that names a value (impl, check), read back into the value.
@@ -100,6 +101,7 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.port_critical_B = optional_count(c[29], "port_critical_B", where);
   m.model_port_critical_B = optional_count(c[30], "model_port_critical_B", where);
   m.model_reduced_max_B = optional_count(c[31], "model_reduced_max_rank_B", where);
+  m.traffic = word(parse_traffic_check, c[32], where);
   return m;
 }
 

@@ -29,7 +29,8 @@ struct Measurement {
   std::string chose;                 // -a auto's algorithm
   std::optional<int> nodes;          // the hosts its ranks ran on (absent from older files)
   std::optional<double> link_GBps;   // the busiest rank's bytes over the time
-  // Counted traffic of a hand-written row (library rows have none).
+  // Counted traffic: a hand-written row's, or a library row's where Open MPI's
+  // monitoring reported its messages.
   std::optional<uint64_t> sent_max_B, recv_max_B, sent_total_B, msgs, steps;
   std::optional<uint64_t> model_steps, model_critical_path_B;
   // Through the busiest node's link, counted and modelled; what the busiest
@@ -38,6 +39,7 @@ struct Measurement {
   std::string taught_formula;
   std::optional<double> taught_T_B;
   Check check = Check::off;
+  TrafficCheck traffic = TrafficCheck::none;  // counted against the model: none where not compared
   std::string note, host, date;  // date: when its program started, one per run
   int line = 0;  // in its file, for messages
 

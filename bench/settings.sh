@@ -65,6 +65,23 @@ check_mpi_library() {
     || die "the programs were built against $built but would load $(readlink -f "$now"): load that MPI (SITE_SETUP), or rebuild"
 }
 
+# LAUNCH (mpirun | srun | auto: srun inside a Slurm job) made into a
+# function, `launch P PROGRAM ARGS...`, and launch_line, the same in words.
+set_up_launch() {
+  if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
+  # shellcheck disable=SC2086
+  case $LAUNCH in
+    mpirun) launch_line="mpirun -q --oversubscribe $MPIRUN_FLAGS -np P"
+            launch() { mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
+    srun)   check_srun_mpi
+            launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
+            # Each cell asks for its own P; the job's --ntasks-per-node would only
+            # make srun warn that it cannot honour it.
+            launch() { local n=$1; shift; env -u SLURM_NTASKS_PER_NODE srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
+    *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
+  esac
+}
+
 # PY: given, or python3, then /usr/bin/python3; it must import matplotlib.
 find_python() {
   [ "${PY:-}" = none ] && return

@@ -46,18 +46,7 @@ for prog in $PROGRAMS; do
 done
 [ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
-if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
-# shellcheck disable=SC2086
-case $LAUNCH in
-  mpirun) launch_line="mpirun -q --oversubscribe $MPIRUN_FLAGS -np P"
-          launch() { mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
-  srun)   check_srun_mpi
-          launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
-          # Each cell asks for its own P; the job's --ntasks-per-node would only
-          # make srun warn that it cannot honour it.
-          launch() { local n=$1; shift; env -u SLURM_NTASKS_PER_NODE srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
-  *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
-esac
+set_up_launch
 check_mpi_library "$BIN"
 find_python
 

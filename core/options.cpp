@@ -91,6 +91,7 @@ std::vector<size_t> Options::counts_for(DType t) const {
 
 std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known) {
   if (o.algorithms.empty()) return known;
+  if (o.algorithms == std::vector<std::string>{"none"}) return {};  // the library rows alone
   std::string choices;
   for (const auto& k : known) choices += (choices.empty() ? "" : ", ") + k;
   for (const auto& a : o.algorithms)
@@ -127,7 +128,7 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
       ->check(CLI::Range(0, kItersMax))
       ->capture_default_str();
   app.add_option("-a,--algorithm", t.algorithms,
-                 "hand-written algorithms to run, comma separated, or all")
+                 "hand-written algorithms to run, comma separated, all, or none (the library rows alone)")
       ->capture_default_str();
   app.add_option("-d,--device", t.device, "buffers on: host or cuda")->capture_default_str();
   app.add_option("--transport", t.transport,
@@ -149,6 +150,10 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
+  app.add_option("--mpi-algorithm", o.mpi_algorithm,
+                 "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)");
+  app.add_option("--mpi-rules", o.mpi_rules,
+                 "Open MPI: its dynamic rules FILE decides the library call (row MPI_X:rules)");
 }
 
 // The typed flags read into Options, or a UsageError naming the bad one.
@@ -182,6 +187,8 @@ void interpret(const Typed& t, Options& o) {
   if (!t.segment.empty()) o.segment_B = parse_size(t.segment);
   if (o.segment_B == size_t{0}) throw UsageError("--segment must be at least 1 byte");
   if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
+  if (!o.mpi_algorithm.empty() && !o.mpi_rules.empty())
+    throw UsageError("--mpi-algorithm and --mpi-rules: Open MPI takes one of them a launch");
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ struct Options {
   std::vector<std::string> algorithms;  // from -a; empty: every algorithm of the program
   std::optional<size_t> segment_B;      // --segment; none: the time model's best
   int node_size = 0;                    // --node-size; 0: the real nodes
+  // Open MPI's own algorithm forced on the library call for this launch, or
+  // its rules file (harness/tuned.hpp); "": its default choice.
+  std::string mpi_algorithm, mpi_rules;
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;

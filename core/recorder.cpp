@@ -74,6 +74,26 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
   return t;
 }
 
+Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const Nodes& nodes) {
+  std::vector<uint64_t> sent_B(P), recv_B(P);
+  std::vector<Message> sent;
+  Traffic t;
+  for (const TraceEntry& e : trace) {
+    sent_B.at(e.from) += e.bytes;
+    recv_B.at(e.to) += e.bytes;
+    t.sent_total_B += e.bytes;
+    ++t.msgs_total;
+    t.steps = std::max(t.steps, uint64_t(e.step + 1));
+    sent.push_back({e.step, e.from, e.to, e.bytes});
+  }
+  for (int r = 0; r < P; ++r) {
+    t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent_B[r]);
+    t.recv_max_rank_B = std::max(t.recv_max_rank_B, recv_B[r]);
+  }
+  t.port_critical_B = port_critical_B(sent, nodes.of_rank());
+  return t;
+}
+
 std::vector<TraceEntry> Recorder::gather_trace(Transport& transport) const {
   std::vector<TraceEntry> all;
   for (const auto& theirs : gather_records(transport, trace_))

@@ -66,6 +66,9 @@ class Recorder {
   Traffic gather_counts(Transport& transport, const Nodes& nodes,
                         const std::vector<TraceEntry>& trace) const;
   std::vector<TraceEntry> gather_trace(Transport& transport) const;  // by step, then sender
+  // Every count from a gathered trace alone, the receivers' bytes included:
+  // for messages a rank only saw leave (the library's, core/library_monitor.hpp).
+  static Traffic counts_of(const std::vector<TraceEntry>& trace, int P, const Nodes& nodes);
   std::vector<std::vector<Snapshot>> gather_snapshots(Transport& transport) const;
 
  private:

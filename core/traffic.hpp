@@ -59,6 +59,13 @@ struct Traffic {
            sent_total_B == o.sent_total_B && msgs_total == o.msgs_total && steps == o.steps &&
            port_critical_B == o.port_critical_B;
   }
+  // What a library's traffic is compared on: the bytes and the messages. Its
+  // steps are not visible from outside (counted ones are each rank's
+  // messages in the order sent), so neither are the port's bytes per step.
+  bool same_bytes(const Traffic& o) const {
+    return sent_max_rank_B == o.sent_max_rank_B && recv_max_rank_B == o.recv_max_rank_B &&
+           sent_total_B == o.sent_total_B && msgs_total == o.msgs_total;
+  }
 };
 
 // The time model's figures for a run too large to list message by message

@@ -1,6 +1,7 @@
 // One collective program: the operation's library call and its hand-written
 // algorithms on the same data, for every dtype x op x size asked for.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -8,10 +9,12 @@
 
 #include "core/errors.hpp"
 #include "core/time_model.hpp"
+#include "host.hpp"
 #include "operation.hpp"
 #include "program.hpp"
 #include "runner.hpp"
 #include "table.hpp"
+#include "tuned.hpp"
 
 namespace commlab {
 
@@ -27,8 +30,57 @@ bool picked(const std::vector<std::string>& algorithms, const std::string& name)
   return std::find(algorithms.begin(), algorithms.end(), name) != algorithms.end();
 }
 
+// The MPI calls an operation's library rows make (even and uneven forms).
+std::vector<std::string> mpi_calls(const Operation& op) {
+  std::vector<std::string> calls;
+  for (const LibraryCall& lib : op.library)
+    if (lib.impl == Impl::mpi)
+      for (const std::string& call : {lib.name, lib.uneven_name})
+        if (!call.empty()) calls.push_back(call);
+  return calls;
+}
+
+// --mpi-algorithm list: the algorithms Open MPI has for the operation's
+// call (its even form), one a line; none with another MPI.
+std::string mpi_algorithm_list(const Operation& op) {
+  const std::vector<std::string> calls = mpi_calls(op);
+  const TunedCall* tuned = calls.empty() ? nullptr : tuned_call(calls.front());
+  if (!built_with_open_mpi() || !tuned) return "";
+  return fmt::format("{}\n", fmt::join(tuned->algorithms, "\n"));
+}
+
+// --mpi-algorithm names one of Open MPI's algorithms for this operation's
+// calls, and --mpi-rules a file Open MPI reads; with another MPI both are
+// skipped (said in the heading), not refused.
+void refuse_bad_library_flags(const Operation& op, const Options& o, int P) {
+  if (!built_with_open_mpi()) return;
+  if (!o.mpi_rules.empty()) {
+    const std::string problem = rules_problem(o.mpi_rules);
+    if (!problem.empty()) throw UsageError(problem);
+  }
+  if (o.mpi_algorithm.empty()) return;
+  std::string choices;
+  for (const std::string& call : mpi_calls(op)) {
+    const TunedCall* tuned = tuned_call(call);
+    if (!tuned) continue;
+    if (tuned_number(*tuned, o.mpi_algorithm)) {
+      // Open MPI refuses it mid-run (MPI_ERR_UNSUPPORTED_OPERATION) at any other P.
+      if (o.mpi_algorithm == "two_proc" && P != 2)
+        throw UsageError(fmt::format("--mpi-algorithm two_proc: Open MPI runs it at P = 2 only, not {}", P));
+      return;
+    }
+    choices += fmt::format("{}{}: {}", choices.empty() ? "" : "; ", call,
+                           fmt::join(tuned->algorithms, ", "));
+  }
+  throw UsageError(choices.empty() ? "--mpi-algorithm: Open MPI has no algorithms to force for " +
+                                         op.name
+                                   : fmt::format("--mpi-algorithm {}: not one of Open MPI's ({})",
+                                                 o.mpi_algorithm, choices));
+}
+
 // Everything about the flags that needs P, on every rank alike.
 void refuse_bad_input(const Operation& op, const Options& o, int P) {
+  refuse_bad_library_flags(op, o, P);
   if (o.in_place && op.in_place_form == InPlace::never)
     throw UsageError("--in-place: " + op.name + " has no in-place form");
   if (!op.has_data) return;
@@ -103,8 +155,14 @@ class ShapeRun {
       return c;
     };
     std::vector<Row> rows;
-    for (const LibraryCall& lib : op_.library)
-      rows.push_back(runner_.measure(shape, make_case(lib.name, lib.impl, lib.run)));
+    std::vector<Traffic> models;
+    for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(P, 0, 0, o_.root));
+    for (const LibraryCall& lib : op_.library) {
+      const LibraryName named = library_name(lib.name, lib.impl);
+      Case c = make_case(named.row, lib.impl, lib.run);
+      tell_apart(c, named.forced, models);
+      rows.push_back(runner_.measure(shape, c));
+    }
     for (const CollectiveAlgorithm& algo : op_.algorithms) {
       if (!picked(algorithms, algo.name)) continue;
       Case c = make_case(algo.name, Impl::hand, algo.run);
@@ -115,6 +173,33 @@ class ShapeRun {
   }
 
  private:
+  // A library call's row name, and the algorithm forced on it: Open MPI's,
+  // where --mpi-algorithm names one of this call's (MPI_Allreduce:ring), or
+  // its rules file's choice (MPI_Allreduce:rules).
+  struct LibraryName {
+    std::string row, forced;
+  };
+  LibraryName library_name(const std::string& call, Impl impl) const {
+    if (impl != Impl::mpi || !built_with_open_mpi()) return {call, ""};
+    if (!o_.mpi_rules.empty()) return {call + ":rules", ""};
+    const TunedCall* tuned = tuned_call(call);
+    if (o_.mpi_algorithm.empty() || !tuned || !tuned_number(*tuned, o_.mpi_algorithm))
+      return {call, ""};
+    return {call + ":" + o_.mpi_algorithm, o_.mpi_algorithm};
+  }
+
+  // Where the library's messages are counted: the hand-written algorithms'
+  // models (in their order) that tell which one the library ran, and the
+  // forced algorithm's own, if it is one of ours, to compare it with.
+  void tell_apart(Case& c, const std::string& forced, const std::vector<Traffic>& models) const {
+    if (c.impl != Impl::mpi || !runner_.library_counted()) return;
+    c.forced = forced;
+    for (size_t i = 0; i < models.size(); ++i) {
+      c.known.emplace_back(op_.algorithms[i].name, models[i]);
+      if (op_.algorithms[i].name == forced) c.model = models[i];
+    }
+  }
+
   // One shape on this rank: what every implementation's case shares.
   struct OneShape {
     OneShape(const ShapeRun& run, DType dtype, Op op_kind, size_t count)
@@ -195,8 +280,21 @@ class ShapeRun {
         continue;
       Buffer& out = d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, o_.device))
                         .second;
-      Case c = make_case(d, lib.uneven_name.empty() || d.N % d.P == 0 ? lib.name : lib.uneven_name,
-                         lib.impl, lib.run, out);
+      const LibraryName named = library_name(
+          lib.uneven_name.empty() || d.N % d.P == 0 ? lib.name : lib.uneven_name, lib.impl);
+      Case c = make_case(d, named.row, lib.impl, lib.run, out);
+      if (lib.impl == Impl::mpi && runner_.library_counted()) {
+        std::vector<Traffic> models;
+        for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(d.job));
+        tell_apart(c, named.forced, models);
+        if (c.model) {  // the taught formula of the algorithm forced, to hold its counted bytes to
+          const CollectiveAlgorithm& algo = op_.algorithm(named.forced);
+          if (algo.taught_T) {
+            c.taught_formula = algo.taught_formula;
+            c.taught_T_B = algo.taught_T(d.P, double(d.N * d.red.esize()));
+          }
+        }
+      }
       c.check = [&] {
         Mismatch m = compare(out, *d.exact, d.checked);
         return Verdict{m.wrong, std::nullopt, m.first};
@@ -293,6 +391,10 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
     cost = probe_cost(comm, op.reduces ? &first : nullptr);
     if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
   }
+  if (comm.rank() == 0 && !built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
+    fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
+  if (comm.rank() == 0 && comm.size() > 1 && built_with_open_mpi() && !runner.library_counted())
+    fmt::print("# library rows not counted: Open MPI's monitoring is off (pml_monitoring_enable)\n");
   ShapeRun shapes(runner, comm, o, op, cost);
   if (!op.has_data) {
     rows.emit(shapes.measure_without_data(algorithms));
@@ -323,6 +425,7 @@ int collective_main(int argc, char** argv, const std::string& operation,
   const std::string description =
       program + ": " + op->summary + "; " + what + " beside the library, checked, timed and counted";
   std::vector<std::string> algorithms;
+  prepare_library(argc, argv, mpi_calls(*op));  // before MPI_Init, which reads it
   return run_program<Options>(
       argc, argv,
       [&](int n, char** args, int P, int rank) {
@@ -330,6 +433,10 @@ int collective_main(int argc, char** argv, const std::string& operation,
         Parse<Options> p;
         p.help = parsed.help;
         if (!parsed.run) return p;
+        if (parsed.opts.mpi_algorithm == "list") {  // for scripts: one name a line
+          p.help = mpi_algorithm_list(*op);
+          return p;
+        }
         Options& o = p.settings.emplace(std::move(parsed.opts));
         // A lecture's example, not a sweep: P elements, one chunk per rank.
         if (o.show_default_count) o.counts = {size_t(P)};

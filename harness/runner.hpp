@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/library_monitor.hpp"
 #include "core/comm.hpp"
 #include "core/memory.hpp"
 #include "core/nodes.hpp"
@@ -27,7 +28,14 @@ struct Case {
   std::function<void()> prepare;   // restore inputs before each run (untimed)
   std::function<void()> run;       // the timed operation
   std::function<Verdict()> check;  // after one run
-  std::optional<Traffic> model;    // hand-written only: traffic counted and compared to it
+  // Hand-written: the traffic counted is compared to it. A library call:
+  // the model of the hand-written algorithm of the name forced on it (its
+  // bytes and messages compared), if any.
+  std::optional<Traffic> model;
+  // A library call: each hand-written algorithm's model on this shape, to
+  // tell by its counted traffic which algorithm the library ran.
+  std::vector<std::pair<std::string, Traffic>> known;
+  std::string forced;  // a library call: the algorithm forced on it, or 
   std::optional<double> t_model_us;  // the time model's prediction
   std::string chose;                 // -a auto: the algorithm it ran
   std::string taught_formula;
@@ -58,6 +66,8 @@ class Runner {
   const Nodes& nodes() const { return nodes_; }
   Nccl* nccl() { return device_.nccl.get(); }  // null: no NCCL rows
   TransportKind transport() const { return device_.transport; }
+  // Whether library rows are counted (Open MPI's monitoring, library_monitor.hpp).
+  bool library_counted() const { return library_counted_; }
   const RunInfo& info() const { return info_; }  // what every row says of the run
   const std::string& gpu_line() const { return device_.gpu_line; }
 
@@ -70,6 +80,7 @@ class Runner {
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);
   void time_runs(const Shape& shape, const Case& c, Row& row);
+  void count_library(const Case& c, const std::vector<LibrarySend>& sent, Row& row);
 
   Comm& comm_;
   const Options& opts_;
@@ -77,6 +88,8 @@ class Runner {
   DeviceSetup device_;
   Nodes nodes_;
   RunInfo info_;
+  bool library_counted_ = false;    // the MPI reports the library's messages
+  std::vector<int> rank_of_world_;  // MPI_COMM_WORLD's ranks in this Comm's
   bool failed_ = false;
 };
 

@@ -13,6 +13,8 @@
 
 #include "analysis/fit.hpp"
 #include "analysis/formulas.hpp"
+#include "analysis/rules.hpp"
+#include "harness/tuned.hpp"
 #include "analysis/links.hpp"
 #include "analysis/report.hpp"
 #include "analysis/rows.hpp"
@@ -123,11 +125,16 @@ std::string good_csv() {
                     : c == "impl"      ? "mpi"
                     : c == "P"         ? "4"
                     : c == "check"     ? "ok"
+                    : c == "traffic"   ? ""
                     : text.count(c)    ? "x"
                     : traffic          ? ""
                                        : "16";
     lib += (lib.empty() ? "" : ",") + v;
-    std::string w = c == "algorithm" ? "ring" : c == "impl" ? "hand" : v.empty() ? "24" : v;
+    std::string w = c == "algorithm" ? "ring"
+                    : c == "impl"    ? "hand"
+                    : c == "traffic" ? "exact"
+                    : v.empty()      ? "24"
+                                     : v;
     hand += (hand.empty() ? "" : ",") + w;
   }
   return csv_header() + "\n" + lib + "\n" + hand + "\n";
@@ -145,6 +152,8 @@ TEST_CASE("rows read back: library rows have no traffic, hand-written ones do") 
   CHECK(rows[1].P == 4);
   CHECK(rows[1].line == 3);
   CHECK(rows[1].note == "x");  // the first wrong element, named in the report's checks
+  CHECK(rows[0].traffic == TrafficCheck::none);
+  CHECK(rows[1].traffic == TrafficCheck::exact);
   CHECK(make_report(rows, "t").find("2 rows; 2 checked ok") != std::string::npos);
   unlink(path.c_str());
 }
@@ -412,4 +421,55 @@ TEST_CASE("predict: the ring at P = 1024, 1 GiB, A100 NVLink, by hand") {
   const double us = nvlink.fit().predict({ring.steps, ring.port_critical_B, ring.reduced_max_rank_B});
   CHECK(us == Approx(2046 * 0.6 + 7151.29).epsilon(1e-6));
   CHECK_THROWS_AS(named_link("nvlink-h100"), ReportError);
+}
+
+TEST_CASE("report --rules: the fastest forced algorithm per size, from 0 B, in a file Open MPI's reader takes") {
+  auto row = [](const std::string& algorithm, int P, uint64_t bytes, double us) {
+    Measurement m;
+    m.algorithm = algorithm, m.impl = Impl::mpi, m.P = P, m.bytes = bytes, m.t_median_us = us;
+    m.check = Check::ok;
+    return m;
+  };
+  // P = 4: recursive doubling fastest at 4 KiB, the ring at 64 KiB and 1 MiB
+  // (a second run of the ring, slower, does not change that); the default
+  // row and a failed row are not candidates.
+  std::vector<Measurement> rows{row("MPI_Allreduce:recursive_doubling", 4, 4096, 10),
+                                row("MPI_Allreduce:ring", 4, 4096, 20),
+                                row("MPI_Allreduce:recursive_doubling", 4, 65536, 50),
+                                row("MPI_Allreduce:ring", 4, 65536, 40),
+                                row("MPI_Allreduce:ring", 4, 65536, 45),
+                                row("MPI_Allreduce:ring", 4, 1048576, 400),
+                                row("MPI_Allreduce:recursive_doubling", 4, 1048576, 900),
+                                row("MPI_Allreduce", 4, 1048576, 1),
+                                row("MPI_Bcast:binomial", 2, 64, 5)};
+  rows.push_back(row("MPI_Allreduce:basic_linear", 4, 1048576, 2));
+  rows.back().check = Check::fail;
+  const std::string text = open_mpi_rules(rows, "test");
+  // 4 KiB to 64 KiB change at their geometric mean, 16 KiB.
+  CHECK(text.find("4  # P\n2  # message sizes\n0 3 0 0  # from 0 B: recursive_doubling\n"
+                  "16384 4 0 0  # from 16384 B: ring\n") != std::string::npos);
+  CHECK(text.find("7  # MPI_Bcast") != std::string::npos);
+  CHECK(text.find("2  # collectives") != std::string::npos);
+  const std::string path = write_temp(text);
+  CHECK(rules_problem(path) == "");
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(open_mpi_rules({row("MPI_Allreduce", 4, 64, 1)}, "f.csv"),
+                    Catch::Contains("no row forced"));
+}
+
+TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with the reason") {
+  auto problem = [](const std::string& text) {
+    const std::string path = write_temp(text);
+    const std::string why = rules_problem(path);
+    std::filesystem::remove(path);
+    return why;
+  };
+  CHECK(problem("# nothing\n0\n") == "");
+  CHECK(problem("1 # one\n2\n1\n4\n1\n0 4 0 0 # ring\n") == "");
+  CHECK_THAT(problem("1\n2\n1\n4\n2\n0 4 0 0\n0 3 0 0\n"), Catch::Contains("a message size (rising)"));
+  CHECK_THAT(problem("2\n2\n0\n2\n0\n"), Catch::Contains("collective 2 twice"));
+  CHECK_THAT(problem("1\n22\n0\n"), Catch::Contains("a collective's number: 22 is not from 0 to 21"));
+  CHECK_THAT(problem("1\n2\n1\n4\n1\n0 4 0 0\n5\n"), Catch::Contains("numbers are left"));
+  CHECK_THAT(problem("1\n2\n1\n0\n"), Catch::Contains("a communicator size: 0"));
+  CHECK_THAT(rules_problem("/nonexistent/rules"), Catch::Contains("cannot read it"));
 }

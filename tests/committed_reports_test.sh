@@ -4,7 +4,8 @@
 # the report that alters committed output fails until they are regenerated
 # (docs/sweeps.md says how). A folder of rows.csv is reported alone; one of
 # runs (make auto-bench: run1/, run2/, ...) over its runs' rows, as
-# bench/auto_bench.sh reports it.
+# bench/auto_bench.sh reports it; one with sources.txt (bench/mpi_tuning.sh)
+# over the rows it lists.
 #   committed_reports_test.sh SOURCE_DIR BIN_DIR
 source "$(dirname "$0")/support/check_lib.sh"
 SRC=$1 BIN=$2
@@ -12,6 +13,8 @@ for dir in "$SRC"/results/*/ "$SRC"/results/*/*/; do
   dir=${dir%/} runs=("$dir"/run*/rows.csv)
   if [ -f "$dir/rows.csv" ]; then
     files=()
+  elif [ -f "$dir/sources.txt" ]; then  # bench/mpi_tuning.sh: the rows it reported, listed
+    mapfile -t files < <(sed "s|^|$dir/|" "$dir/sources.txt")
   elif [ -f "$dir/report.md" ] && [ -f "${runs[0]}" ]; then
     files=("${runs[@]}")
   else

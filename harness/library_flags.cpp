@@ -1,0 +1,56 @@
+#include <mpi.h>
+
+#include <cstdlib>
+
+#include "tuned.hpp"
+
+namespace commlab {
+
+namespace {
+
+// The value of --flag in argv (as --flag VALUE or --flag=VALUE), or "".
+std::string flag_value(int argc, char** argv, const std::string& flag) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == flag && i + 1 < argc) return argv[i + 1];
+    if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+bool built_with_open_mpi() {
+#ifdef OPEN_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_calls) {
+  if (!built_with_open_mpi()) return;
+  // Each message the library sends, reported to the counting window; 2 keeps
+  // the library's own messages apart from the program's in Open MPI's files.
+  setenv("OMPI_MCA_pml_monitoring_enable", "2", 0);
+  const std::string algorithm = flag_value(argc, argv, "--mpi-algorithm");
+  const std::string rules = flag_value(argc, argv, "--mpi-rules");
+  if (!algorithm.empty() && !rules.empty()) return;  // refused after MPI_Init
+  if (!rules.empty()) {
+    if (!rules_problem(rules).empty()) return;  // refused after MPI_Init, by every rank
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+    setenv("OMPI_MCA_coll_tuned_dynamic_rules_filename", rules.c_str(), 1);
+    return;
+  }
+  if (algorithm.empty()) return;
+  for (const std::string& name : mpi_calls) {
+    const TunedCall* call = tuned_call(name);
+    const int number = call ? tuned_number(*call, algorithm) : 0;
+    if (!number) continue;
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+    setenv(("OMPI_MCA_coll_tuned_" + call->tuned + "_algorithm").c_str(),
+           std::to_string(number).c_str(), 1);
+  }
+}
+
+}  // namespace commlab
