@@ -42,7 +42,7 @@ Seens seen_by_call(const std::vector<Measurement>& rows) {
     const auto [call, forced] = call_and_forced(m.algorithm);
     Seen& s = seen[{call, m.P, m.dtype}][m.bytes][forced];
     s.t_us.push_back(m.t_median_us);
-    if (s.ran.empty()) s.ran = m.chose.empty() ? "?" : m.chose;
+    if (s.ran.empty()) s.ran = m.chose.empty() ? "none of ours" : m.chose;
     if (s.traffic == TrafficCheck::none) s.traffic = m.traffic;
   }
   return seen;
@@ -117,7 +117,8 @@ std::string open_mpi_sections(const std::vector<Measurement>& rows) {
   if (!counted.empty())
     s += "\n## Open MPI's own algorithms, counted\n\n"
          "Each of Open MPI's algorithms forced in turn (--mpi-algorithm); what the default ran, as its "
-         "counted bytes and messages say (the hand-written algorithm that moves the same); the "
+         "counted bytes and messages say (the hand-written algorithms that move the same, or none of "
+         "ours); the "
          "fastest forced one; and which forced ones moved what our model of the same name says.\n" +
          counted;
   if (!rules.empty())

@@ -54,7 +54,9 @@ for run in $(seq 1 "$RUNS"); do
   sweep "$OUT/run$run/default" "-a none"
   sweep "$OUT/run$run/rules" "-a none --mpi-rules $OUT/rules.conf"
 done
+# Where and how it ran, and the links' ping-pong, as the default's sweep found them.
 cp "$OUT/default/machine.md" "$OUT/machine.md"
+[ -f "$OUT/default/links.csv" ] && cp "$OUT/default/links.csv" "$OUT/links.csv"
 # The rows the report covers, for whoever reports the folder again
 # (tests/committed_reports_test.sh).
 printf '%s\n' "${files[@]#"$OUT"/}" > "$OUT/sources.txt"

@@ -201,6 +201,21 @@ class ShapeRun {
   }
 
   // One shape on this rank: what every implementation's case shares.
+  struct OneShape;
+  // A library call counted on d's shape: told apart by every algorithm's
+  // model, and held to the forced one's and to its taught formula.
+  void expect_counted(Case& c, const std::string& forced, const OneShape& d) const {
+    if (c.impl != Impl::mpi || !runner_.library_counted()) return;
+    std::vector<Traffic> models;
+    for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(d.job));
+    tell_apart(c, forced, models);
+    if (!c.model) return;
+    const CollectiveAlgorithm& algo = op_.algorithm(forced);
+    if (!algo.taught_T) return;
+    c.taught_formula = algo.taught_formula;
+    c.taught_T_B = algo.taught_T(d.P, double(d.N * d.red.esize()));
+  }
+
   struct OneShape {
     OneShape(const ShapeRun& run, DType dtype, Op op_kind, size_t count)
         : P(run.comm_.size()),
@@ -283,18 +298,7 @@ class ShapeRun {
       const LibraryName named = library_name(
           lib.uneven_name.empty() || d.N % d.P == 0 ? lib.name : lib.uneven_name, lib.impl);
       Case c = make_case(d, named.row, lib.impl, lib.run, out);
-      if (lib.impl == Impl::mpi && runner_.library_counted()) {
-        std::vector<Traffic> models;
-        for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(d.job));
-        tell_apart(c, named.forced, models);
-        if (c.model) {  // the taught formula of the algorithm forced, to hold its counted bytes to
-          const CollectiveAlgorithm& algo = op_.algorithm(named.forced);
-          if (algo.taught_T) {
-            c.taught_formula = algo.taught_formula;
-            c.taught_T_B = algo.taught_T(d.P, double(d.N * d.red.esize()));
-          }
-        }
-      }
+      expect_counted(c, named.forced, d);
       c.check = [&] {
         Mismatch m = compare(out, *d.exact, d.checked);
         return Verdict{m.wrong, std::nullopt, m.first};
@@ -376,6 +380,14 @@ size_t fastest(const std::vector<Predicted>& predicted) {
 
 namespace {
 
+// Heading lines: library flags another MPI cannot take; library rows uncounted.
+void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
+  if (!built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
+    fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
+  if (P > 1 && built_with_open_mpi() && !counted)
+    fmt::print("# library rows not counted: Open MPI's monitoring is off (pml_monitoring_enable)\n");
+}
+
 // Every shape asked for, each a row per implementation; the time model's
 // costs measured once, first.
 int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
@@ -391,10 +403,7 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
     cost = probe_cost(comm, op.reduces ? &first : nullptr);
     if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
   }
-  if (comm.rank() == 0 && !built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
-    fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
-  if (comm.rank() == 0 && comm.size() > 1 && built_with_open_mpi() && !runner.library_counted())
-    fmt::print("# library rows not counted: Open MPI's monitoring is off (pml_monitoring_enable)\n");
+  if (comm.rank() == 0) say_what_the_library_rows_lack(o, comm.size(), runner.library_counted());
   ShapeRun shapes(runner, comm, o, op, cost);
   if (!op.has_data) {
     rows.emit(shapes.measure_without_data(algorithms));
