@@ -85,7 +85,8 @@ std::string rules_section(const Seens& seen) {
     for (const auto& [bytes, by_forced] : by_size) {
       const auto def = by_forced.find(""), rules = by_forced.find("rules");
       if (def == by_forced.end() || rules == by_forced.end()) continue;
-      // Run k of the default against run k of the rules (rows in file order).
+      // Run k of the default against run k of the rules (rows in file order);
+      // the default's earlier rows (bench/mpi_tuning.sh's step 1) pair with none.
       std::vector<double> speedups;
       const auto& d = def->second.t_us;
       const auto& r = rules->second.t_us;

@@ -23,4 +23,30 @@ for dir in "$SRC"/results/*/ "$SRC"/results/*/*/; do
   "$BIN/report" --check "$dir" "${files[@]}" >"$TMP/out" 2>"$TMP/err" \
     && ok "${dir#"$SRC"/}: report.md and model.csv as report writes them" || fail "${dir#"$SRC"/}"
 done
+
+# Figures a page quotes from a committed report: every table row between
+# <!-- quoted from FILE --> and <!-- end of quote --> is in FILE, in a table
+# under the same ### heading.
+python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
+import glob, os, re, sys
+src, bad, quoted = sys.argv[1], 0, 0
+for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
+    text = open(page).read()
+    for m in re.finditer(r"<!-- quoted from (\S+) -->\n(.*?)<!-- end of quote -->", text, re.S):
+        report = open(os.path.join(src, m.group(1))).read().split("\n### ")
+        heading = None
+        for line in m.group(2).splitlines():
+            if line.startswith("### "):
+                heading = line[4:]
+            elif line.startswith("| ") and not line.startswith("| N |"):
+                quoted += 1
+                tables = [t.splitlines() for t in report if t.splitlines()[0] == heading]
+                if not any(line in t for t in tables):
+                    bad += 1
+                    print(f"{os.path.relpath(page, src)}: not in {m.group(1)} under {heading}: {line}")
+print(f"{quoted} quoted rows")
+sys.exit(1 if bad or not quoted else 0)
+PY
+[ $? = 0 ] && ok "the report rows the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \
+  || { fail "docs quote report rows that are not there"; cat "$TMP/out"; }
 finish
