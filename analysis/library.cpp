@@ -22,9 +22,11 @@ std::pair<std::string, std::string> call_and_forced(const std::string& algorithm
   return {algorithm.substr(0, colon), algorithm.substr(colon + 1)};
 }
 
-using Key = std::tuple<std::string, int, std::string>;  // call, P, dtype
+using Key = std::tuple<std::string, int, std::string, std::string, std::string>;  // call, P, device, dtype, op
 std::string title(const Key& k) {
-  return fmt::format("{}, P = {}, {}", std::get<0>(k), std::get<1>(k), std::get<2>(k));
+  const auto& [call, P, device, dtype, op] = k;
+  return device == "host" && op == "sum" ? fmt::format("{}, P = {}, {}", call, P, dtype)
+                                         : fmt::format("{}, P = {}, {} {} {}", call, P, device, dtype, op);
 }
 
 struct Seen {
@@ -32,7 +34,7 @@ struct Seen {
   std::string ran;           // what its counted bytes say it ran
   TrafficCheck traffic = TrafficCheck::none;  // against our model of the forced algorithm
 };
-// call, P, dtype -> size -> forced algorithm ("" the default, "rules") -> what was seen.
+// call, P, device, dtype, op -> size -> forced algorithm ("" the default, "rules") -> what was seen.
 using Seens = std::map<Key, std::map<uint64_t, std::map<std::string, Seen>>>;
 
 Seens seen_by_call(const std::vector<Measurement>& rows) {
@@ -40,9 +42,9 @@ Seens seen_by_call(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows) {
     if (m.impl != Impl::mpi || m.check == Check::fail) continue;
     const auto [call, forced] = call_and_forced(m.algorithm);
-    Seen& s = seen[{call, m.P, m.dtype}][m.bytes][forced];
+    Seen& s = seen[{call, m.P, m.device, m.dtype, m.op}][m.bytes][forced];
     s.t_us.push_back(m.t_median_us);
-    if (s.ran.empty()) s.ran = m.chose.empty() ? "none of ours" : m.chose;
+    if (s.ran.empty()) s.ran = !m.sent_max_B ? "not counted" : m.chose.empty() ? "none of ours" : m.chose;
     if (s.traffic == TrafficCheck::none) s.traffic = m.traffic;
   }
   return seen;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "harness/tuned.hpp"
 
@@ -65,9 +66,16 @@ std::string call_rules(const TunedCall& call, const std::map<int, std::map<uint6
 
 std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::string& source) {
   Table table;
+  const Measurement* first = nullptr;  // a rules file knows only the call, P and bytes
   for (const Measurement& m : rows) {
     const Forced f = forced(m);
     if (!f.number) continue;
+    if (!first) first = &m;
+    if (std::tie(m.device, m.dtype, m.op) != std::tie(first->device, first->dtype, first->op))
+      throw ReportError(fmt::format(
+          "{}: rows of {} {} {} beside {} {} {}: a rules file picks by call, P and size alone, so "
+          "give it the rows of one device, dtype and op",
+          source, m.device, m.dtype, m.op, first->device, first->dtype, first->op));
     auto [at, fresh] = table[f.call][m.P].try_emplace(m.bytes, Best{m.t_median_us, f.number});
     if (!fresh && m.t_median_us < at->second.t_median_us) at->second = {m.t_median_us, f.number};
   }

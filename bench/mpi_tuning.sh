@@ -34,6 +34,8 @@ set_up_launch
 # One launch of the program alone: its list, or nothing where the MPI is not Open MPI.
 algorithms=$(launch 1 "$BIN/$PROGRAM" --mpi-algorithm list) || die "$BIN/$PROGRAM --mpi-algorithm list failed"
 [ -n "$algorithms" ] || die "$PROGRAM: the MPI is not Open MPI, or has no algorithms to force for it"
+# Open MPI runs two_proc at P = 2 only (and refuses it elsewhere mid-run).
+[ "$(echo $PS)" = 2 ] || algorithms=$(grep -vx two_proc <<<"$algorithms")
 
 sweep() {  # FOLDER EXTRA: one bench/sweep.sh over PS and SIZES, plots left out
   OUT=$1 PROGRAMS=$PROGRAM PS=$PS SIZES=$SIZES FACTOR=$FACTOR EXTRA="$2 ${EXTRA:-}" PY=none \

@@ -38,7 +38,7 @@ bool library_counting(MPI_Comm comm) {
 // Open MPI 4.x's monitoring calls this for every message its pml sends
 // (ompi/mca/common/monitoring/common_monitoring.h), with the destination's
 // rank in MPI_COMM_WORLD. The executable exports it (CMake: the link option
-// --export-dynamic-symbol), so the component's call lands here first.
+// --dynamic-list=core/library_monitor.exports), so the component's call lands here first.
 extern "C" void mca_common_monitoring_record_pml(int world_rank, size_t data_size, int tag) {
   using Next = void (*)(int, size_t, int);
   static const Next next =

@@ -8,8 +8,8 @@
 // defines that function itself, keeps what it is told while a window is
 // open, and passes every call on to Open MPI's, whose files stay right.
 //
-// Nothing here calls it: on another MPI, or with the monitoring off, the
-// window stays empty and counting() says so.
+// Only Open MPI's monitoring calls that function: on another MPI, or with the
+// monitoring off, the window stays empty and library_counting() says so.
 #pragma once
 #include <mpi.h>
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -180,10 +182,10 @@ class ShapeRun {
     std::string row, forced;
   };
   LibraryName library_name(const std::string& call, Impl impl) const {
-    if (impl != Impl::mpi || !built_with_open_mpi()) return {call, ""};
-    if (!o_.mpi_rules.empty()) return {call + ":rules", ""};
     const TunedCall* tuned = tuned_call(call);
-    if (o_.mpi_algorithm.empty() || !tuned || !tuned_number(*tuned, o_.mpi_algorithm))
+    if (impl != Impl::mpi || !built_with_open_mpi() || !tuned) return {call, ""};
+    if (!o_.mpi_rules.empty()) return {call + ":rules", ""};
+    if (o_.mpi_algorithm.empty() || !tuned_number(*tuned, o_.mpi_algorithm))
       return {call, ""};
     return {call + ":" + o_.mpi_algorithm, o_.mpi_algorithm};
   }
@@ -380,18 +382,33 @@ size_t fastest(const std::vector<Predicted>& predicted) {
 
 namespace {
 
+// --mpi-rules: the same file on every rank (a node-local copy that differs
+// would have ranks pick different algorithms and wait for each other), or why not.
+std::string rules_differ(MPI_Comm comm, const std::string& path) {
+  if (path.empty() || !built_with_open_mpi()) return "";
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const uint64_t mine = std::hash<std::string>{}(text);
+  uint64_t least = 0, most = 0;
+  MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, comm);
+  MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  return least == most ? "" : "--mpi-rules " + path + ": not the same file on every node";
+}
+
 // Heading lines: library flags another MPI cannot take; library rows uncounted.
 void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
   if (!built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
     fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
   if (P > 1 && built_with_open_mpi() && !counted)
-    fmt::print("# library rows not counted: Open MPI's monitoring is off (pml_monitoring_enable)\n");
+    fmt::print("# library rows not counted: Open MPI's monitoring reported no messages "
+               "(pml_monitoring_enable 0, or a build without it)\n");
 }
 
 // Every shape asked for, each a row per implementation; the time model's
 // costs measured once, first.
 int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
                 const Options& o, Comm& comm, const Nodes& nodes) {
+  agree_or_exit(comm.mpi(), rules_differ(comm.mpi(), o.mpi_rules));
   Runner runner(comm, o, nodes);
   RowWriter rows(comm.mpi(), o);
   rows.heading(runner.info(), runner.gpu_line());

@@ -43,6 +43,8 @@ void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_
     return;
   }
   if (algorithm.empty()) return;
+  // A rules file from the environment would come before the forced algorithm.
+  unsetenv("OMPI_MCA_coll_tuned_dynamic_rules_filename");
   for (const std::string& name : mpi_calls) {
     const TunedCall* call = tuned_call(name);
     const int number = call ? tuned_number(*call, algorithm) : 0;

@@ -129,6 +129,9 @@ void Runner::count_library(const Case& c, const std::vector<LibrarySend>& sent, 
   row.counted = Recorder::counts_of(recorder.gather_trace(comm_.transport()), comm_.size(), nodes_);
   if (c.model)
     row.traffic = row.counted->same_bytes(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
+  if (row.traffic == TrafficCheck::differs)  // what ran was not the forced algorithm: not its formula
+    row.taught_formula.clear(), row.taught_T_B = 0;
+  if (comm_.size() == 1) return;  // nothing sent, which every algorithm matches
   // Where several move the same (P = 3: recursive doubling's fold and
   // master-worker), the forced one if it is among them, else all of them.
   for (const auto& [name, model] : c.known)

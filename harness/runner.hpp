@@ -35,7 +35,7 @@ struct Case {
   // A library call: each hand-written algorithm's model on this shape, to
   // tell by its counted traffic which algorithm the library ran.
   std::vector<std::pair<std::string, Traffic>> known;
-  std::string forced;  // a library call: the algorithm forced on it, or 
+  std::string forced;  // a library call: the algorithm forced on it; "" for the library's choice
   std::optional<double> t_model_us;  // the time model's prediction
   std::string chose;                 // -a auto: the algorithm it ran
   std::string taught_formula;

@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-#include <climits>
+#include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -44,6 +43,7 @@ const std::vector<TunedCall>& tuned_calls() {
 }
 
 constexpr int kCollectives = 22;  // Open MPI 4.1's COLLCOUNT: rules-file numbers are below it
+constexpr long kLargest_B = 1L << 62;  // a message or segment size: far past any, and room to add 1
 
 }  // namespace
 
@@ -61,8 +61,9 @@ int tuned_number(const TunedCall& call, const std::string& algorithm) {
 
 namespace {
 
-// The numbers of a rules file as Open MPI reads them: anything that is not a
-// number is skipped, and # skips to the end of the line.
+// The numbers of a rules file; # starts a comment to the end of the line.
+// Open MPI's reader skips a word where a number goes; here it is refused,
+// since it is a slip that would shift every number after it.
 std::vector<long> rules_numbers(std::istream& in) {
   std::vector<long> numbers;
   std::string line;
@@ -70,9 +71,11 @@ std::vector<long> rules_numbers(std::istream& in) {
     std::istringstream words(line.substr(0, line.find('#')));
     std::string word;
     while (words >> word) {
-      if (word.empty() || !(std::isdigit(static_cast<unsigned char>(word[0])) || word[0] == '-'))
+      long v = 0;
+      const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), v);
+      if (error != std::errc() || end != word.data() + word.size())
         throw std::runtime_error(fmt::format("'{}' is not a number", word));
-      numbers.push_back(std::stol(word));
+      numbers.push_back(v);
     }
   }
   return numbers;
@@ -99,19 +102,20 @@ void check_rules(const std::vector<long>& n) {
       if (t.rules_id == id) call = &t;
     const long most = call ? long(call->algorithms.size()) : 1L << 20;
     const long sizes = next("a number of communicator sizes", 0, 1L << 20);
+    long last_P = 0;  // communicator sizes rise: Open MPI stops at the first above its own
     for (long s = 0; s < sizes; ++s) {
-      next("a communicator size", 1, 1L << 30);
+      last_P = next("a communicator size (rising)", last_P + 1, 1L << 30);
       const long rules = next("a number of message sizes", 0, 1L << 20);
       long last_B = -1;  // message sizes rise: Open MPI takes the last rule at or below a size
       for (long r = 0; r < rules; ++r) {
         last_B = next(r == 0 ? "the first message size (rules start from 0 B)"
                              : "a message size (rising)",
                       last_B + 1,
-                      r == 0 ? 0 : LONG_MAX);
+                      r == 0 ? 0 : kLargest_B);
         next(call ? fmt::format("an algorithm of {}", call->mpi_call).c_str() : "an algorithm", 0,
              most);
         next("a fan-in/out", 0, 1L << 20);
-        next("a segment size", 0, LONG_MAX);
+        next("a segment size", 0, kLargest_B);
       }
     }
   }

@@ -455,6 +455,10 @@ TEST_CASE("report --rules: the fastest forced algorithm per size, from 0 B, in a
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(open_mpi_rules({row("MPI_Allreduce", 4, 64, 1)}, "f.csv"),
                     Catch::Contains("no row forced"));
+  // The file cannot tell dtypes (or devices, or ops) apart: one at a time.
+  std::vector<Measurement> mixed{row("MPI_Allreduce:ring", 4, 64, 1), row("MPI_Allreduce:ring", 4, 64, 1)};
+  mixed[0].dtype = "float32", mixed[1].dtype = "float64";
+  CHECK_THROWS_WITH(open_mpi_rules(mixed, "f.csv"), Catch::Contains("one device, dtype and op"));
 }
 
 TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with the reason") {
@@ -470,6 +474,11 @@ TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with th
   CHECK_THAT(problem("2\n2\n0\n2\n0\n"), Catch::Contains("collective 2 twice"));
   CHECK_THAT(problem("1\n22\n0\n"), Catch::Contains("a collective's number: 22 is not from 0 to 21"));
   CHECK_THAT(problem("1\n2\n1\n4\n1\n0 4 0 0\n5\n"), Catch::Contains("numbers are left"));
-  CHECK_THAT(problem("1\n2\n1\n0\n"), Catch::Contains("a communicator size: 0"));
+  CHECK_THAT(problem("1\n2\n1\n0\n"), Catch::Contains("a communicator size (rising): 0"));
+  CHECK_THAT(problem("1\n2\n2\n8\n1\n0 4 0 0\n4\n1\n0 4 0 0\n"),
+             Catch::Contains("a communicator size (rising): 4 is not from 9"));
+  CHECK_THAT(problem("1\n2\n1\n4\n1\n0 4x 0 0\n"), Catch::Contains("'4x' is not a number"));
+  CHECK_THAT(problem("1\n2\n1\n4\n1\n0 4 0 99999999999999999999\n"),
+             Catch::Contains("is not a number"));
   CHECK_THAT(rules_problem("/nonexistent/rules"), Catch::Contains("cannot read it"));
 }

@@ -59,8 +59,8 @@ if [ "$(grep -c '^program,' "$csv")" = 1 ] && [ "$(wc -l < "$csv")" = 7 ] \
 else fail "CSV append"; cat "$csv"; fi
 
 # --json beside --csv: one object per row, the same fields and types (a
-# number is a number; a library row is counted, by Open MPI's monitoring,
-# and its traffic, compared with no model, is empty), and the report reads
+# number is a number; a library row is counted where Open MPI's monitoring
+# reports it, and its traffic, compared with no model, is empty), and the report reads
 # it as it reads the CSV. The header says where the ranks ran.
 json=$TMP/r.json
 run 3 "$BIN/allreduce" -a ring,tree -n 1,10 -i 2 --csv "$TMP/j.csv" --json "$json"
@@ -71,8 +71,10 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 table = list(csv.DictReader(open(sys.argv[2])))
 assert [list(r) for r in rows] == [list(t) for t in table], "columns"
 mpi, ring = rows[0], rows[1]
-assert mpi["impl"] == "mpi" and mpi["sent_max_rank_B"] == int(table[0]["sent_max_rank_B"]) > 0
-assert mpi["traffic"] == "" and "recursive_doubling" in mpi["chose"].split("/")
+assert mpi["impl"] == "mpi" and mpi["traffic"] == ""
+if mpi["sent_max_rank_B"] is not None:  # Open MPI with its monitoring (docs/mpi-algorithms.md)
+    assert mpi["sent_max_rank_B"] == int(table[0]["sent_max_rank_B"]) > 0
+    assert "recursive_doubling" in mpi["chose"].split("/")
 assert ring["algorithm"] == "ring" and ring["P"] == 3 and ring["nodes"] == 1 and ring["ranks_per_node"] == 3
 assert isinstance(ring["t_avg_us"], float) and ring["sent_max_rank_B"] == int(table[1]["sent_max_rank_B"])
 assert ring["link_GBps"] == float(table[1]["link_GBps"]) > 0
