@@ -2,7 +2,7 @@
 # install what is missing, build, and run. `make bench` is both sweeps: the
 # collectives (results/local) and the parameter server (results/ps_local).
 # `make test` is the tests that say in minutes whether the code works; `make
-# check` is every test (what CI runs): those, and every P in process, the
+# check` is every test (what CI runs: make test, then make check-slow): those, and every P in process, the
 # sanitizer build, fuzzing, the emulated GPU and the Slurm cluster.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test check bench ps-bench auto-bench gpu-bench fuzz clean
+.PHONY: all deps build test check check-slow bench ps-bench auto-bench gpu-bench fuzz clean
 
 all: build
 
@@ -29,8 +29,11 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE check
 
-check: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+# The slow tests alone (labelled check); make check is make test, then these.
+check-slow: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
+
+check: test check-slow
 
 bench: build
 	FRESH=1 bash bench/sweep.sh

@@ -8,6 +8,14 @@ namespace commlab {
 
 namespace {
 
+// The bytes through the busiest node's port (traffic.hpp): which messages
+// crossed between nodes needs every rank's, so the gathered trace.
+uint64_t port_bytes(const std::vector<TraceEntry>& trace, const Nodes& nodes) {
+  std::vector<Message> sent;
+  for (const TraceEntry& e : trace) sent.push_back({e.step, e.from, e.to, e.bytes});
+  return port_critical_B(sent, nodes.of_rank());
+}
+
 // Every rank's records, in rank order, on every rank: structs travel as their
 // bytes, so nothing is packed by hand.
 template <class Record>
@@ -67,16 +75,12 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
     t.sent_total_B += c.sent_B;
     t.msgs_total += c.msgs;
   }
-  // Which messages crossed between nodes needs every rank's, so the trace.
-  std::vector<Message> sent;
-  for (const TraceEntry& e : trace) sent.push_back({e.step, e.from, e.to, e.bytes});
-  t.port_critical_B = port_critical_B(sent, nodes.of_rank());
+  t.port_critical_B = port_bytes(trace, nodes);
   return t;
 }
 
 Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const Nodes& nodes) {
   std::vector<uint64_t> sent_B(P), recv_B(P);
-  std::vector<Message> sent;
   Traffic t;
   for (const TraceEntry& e : trace) {
     sent_B.at(e.from) += e.bytes;
@@ -84,13 +88,12 @@ Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const N
     t.sent_total_B += e.bytes;
     ++t.msgs_total;
     t.steps = std::max(t.steps, uint64_t(e.step + 1));
-    sent.push_back({e.step, e.from, e.to, e.bytes});
   }
   for (int r = 0; r < P; ++r) {
     t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent_B[r]);
     t.recv_max_rank_B = std::max(t.recv_max_rank_B, recv_B[r]);
   }
-  t.port_critical_B = port_critical_B(sent, nodes.of_rank());
+  t.port_critical_B = port_bytes(trace, nodes);
   return t;
 }
 
