@@ -71,6 +71,8 @@ struct CollectiveAlgorithm {
   // The textbook's T for it, written out and as a number of bytes, if it has one.
   std::string taught_formula = {};
   double (*taught_T)(int P, double N_bytes) = nullptr;
+  // It reads peers' memory (Comm::read): it runs only on the direct transport.
+  bool reads_peers = false;
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;
@@ -160,6 +162,12 @@ struct RotatedParts {
   size_t offset(int u) const;  // elements before relative part u, for u = 0 .. P
   size_t size(int u) const { return parts.size((u + start) % parts.parts); }
 };
+
+// Where every rank reads from every other (one_shot, two_shot): the most
+// ranks of one node times the ranks outside it, over the nodes that blocks
+// of k ranks make (k, and the last's remainder). The reads that cross the
+// busiest node's link in such a step, for the closed forms (at_scale).
+double crossing_pairs(int P, int ranks_per_node);
 
 // dst := src rotated left by first_B bytes (dst and src must not overlap).
 void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t first_B);

@@ -1,5 +1,6 @@
 // What the algorithms share about parts: binomial rounds, a rank's lowest bit
 // (its parent and subtree), parts counted from a rank, a rotated copy.
+#include <algorithm>
 #include <cstring>
 
 #include "algorithm.hpp"
@@ -13,6 +14,11 @@ int binomial_rounds(int P) {
 }
 
 int lowbit(int v) { return v & -v; }
+
+double crossing_pairs(int P, int ranks_per_node) {
+  auto pairs = [P](int n) { return double(n) * double(P - n); };
+  return std::max(pairs(std::min(ranks_per_node, P)), pairs(P % ranks_per_node));
+}
 
 int log2_exact(int power_of_two) {
   int k = 0;

@@ -33,6 +33,14 @@ Buffer Buffer::page_locked(DType dtype, size_t count) {
   return b;
 }
 
+Buffer Buffer::view(DType dtype, size_t count, Device where, void* at) {
+  Buffer b(dtype, 0);
+  b.count_ = count;
+  b.where_ = where;
+  b.data_ = at;
+  return b;
+}
+
 void Buffer::fill(const std::function<int64_t(size_t)>& value) {
   // On the GPU: generated on the host, then one upload (untimed, once per shape).
   Buffer staged(dtype_, where_ == Device::host ? 0 : count_);

@@ -18,6 +18,9 @@ class Buffer {
   Buffer(DType dtype, size_t count, Device where = Device::host);
   // Host memory the GPU copies to and from at full speed (cudaMallocHost).
   static Buffer page_locked(DType dtype, size_t count);
+  // `count` elements at `at`, which someone else owns and keeps (a
+  // registered region's buffer): filled, copied and compared as any other.
+  static Buffer view(DType dtype, size_t count, Device where, void* at);
   // A host buffer holding a copy of `bytes` (a --show snapshot), as elements of `dtype`.
   static Buffer from_bytes(DType dtype, const std::vector<char>& bytes);
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "direct_transport.hpp"
 #include "names.hpp"
 #include "recorder.hpp"
 
@@ -15,7 +16,8 @@ Comm::Comm(Transport& transport, Memory& mem) : mem_(&mem), t_(&transport) {}
 void Comm::use(Memory& mem, TransportKind kind) {
   if (!owned_) throw std::logic_error("Comm::use: only a Comm over MPI changes its transport");
   // A new transport even for the same kind: an MPI transport keeps the Memory it syncs.
-  owned_ = make_mpi_transport(t_->mpi(), kind, mem);
+  owned_ = kind == TransportKind::direct ? make_direct_transport(t_->mpi(), mem)
+                                         : make_mpi_transport(t_->mpi(), kind, mem);
   t_ = owned_.get();
   mem_ = &mem;
 }
@@ -33,6 +35,7 @@ std::string name(Phase p) {
 void Comm::attach(Recorder* recorder) {
   recorder_ = recorder;
   phase_ = Phase::none;
+  if (recorder) recorder->peer_start(t_->peer_bytes());
 }
 
 void Comm::watch(const void* buf, size_t bytes) {
@@ -107,6 +110,57 @@ void Comm::irecv(int from, void* buf, size_t bytes, Step step) {
   receiving(bytes, step);
   t_->irecv(from, buf, bytes);
 }
+
+Peers& Comm::peers() {
+  Peers* p = t_->peers();
+  if (!p)
+    throw std::logic_error("an algorithm that reads peers' memory ran on the " +
+                           name(transport_kind()) + " transport, which cannot map it");
+  return *p;
+}
+
+void Comm::reading(int from, size_t bytes, Step step) {
+  if (!recorder_) return;
+  const int index = step_index(step);
+  recorder_->begin_step(index, *mem_);
+  recorder_->read({index, from, rank(), step.chunk, bytes, phase_});
+}
+
+void Comm::read(int from, const void* theirs, void* dst, size_t bytes, Step step) {
+  reading(from, bytes, step);
+  peers().read(from, theirs, dst, bytes);
+}
+
+void Comm::read_reduce(int from, const void* theirs, void* acc, size_t bytes,
+                       const Reduction& red, Step step) {
+  reading(from, bytes, step);
+  peers().read_reduce(from, theirs, acc, bytes / red.esize(), red);
+}
+
+void Comm::reduce_from_all(const void* where, const void* own, void* dst, size_t bytes,
+                           const Reduction& red, Step step) {
+  const int P = size(), me = rank();
+  if (bytes == 0) return;
+  if (P == 1) return mem_->copy(dst, own, bytes);
+  auto term = [&](int q) -> const void* { return q == me ? own : peer(q, where); };
+  for (int q : {0, 1})
+    if (q != me) reading(q, bytes, step);
+  const size_t count = bytes / red.esize();
+  peers().read_reduce_to(0, term(0), 1, term(1), dst, count, red);
+  for (int q = 2; q < P; ++q) {
+    if (q == me)
+      mem_->reduce(red, dst, own, count);
+    else
+      read_reduce(q, term(q), dst, bytes, red, step);
+  }
+}
+
+bool Comm::registered(const void* buf) {
+  const char *p = static_cast<const char*>(buf), *region = peers().region();
+  return p >= region && p < region + peers().region_bytes();
+}
+
+void Comm::fence() { peers().fence(); }
 
 void Comm::wait_sends() { t_->wait_sends(); }
 void Comm::wait_all() { t_->wait_all(); }

@@ -56,6 +56,9 @@ class Comm {
 
   // The memory every buffer passed from now on lives in, and how it travels (MPI).
   void use(Memory& mem, TransportKind kind);
+  // Back to MPI on host buffers, freeing what the transport held (the
+  // direct transport's MPI windows, which must go before MPI_Finalize).
+  void reset() { use(host_, TransportKind::host); }
   Memory& memory() { return *mem_; }
   TransportKind transport_kind() const { return t_->kind(); }
   Transport& transport() { return *t_; }
@@ -85,6 +88,28 @@ class Comm {
   // Blocks until a message from any rank is ready to receive; returns its sender.
   int probe_any();
 
+  // Direct access (transport direct, direct_transport.hpp): the algorithms
+  // that read peers' registered memory instead of sending messages. Each
+  // read is labelled and counted as a message from `from` to this rank.
+  bool maps_peers() { return t_->peers() != nullptr; }
+  // Whether `buf` lies in this rank's registered region, where peers find it.
+  bool registered(const void* buf);
+  // Where `mine` (a buffer in this rank's registered region) is in rank's.
+  const char* peer(int rank, const void* mine) { return peers().at(rank, mine); }
+  void read(int from, const void* theirs, void* dst, size_t bytes, Step step);
+  // acc (op)= what is at `theirs`, read straight from the peer's memory.
+  void read_reduce(int from, const void* theirs, void* acc, size_t bytes, const Reduction& red,
+                   Step step);
+  // dst := the reduction, in rank order, of `bytes` at `where`'s place in
+  // every rank's region (where: in this rank's), this rank's own term taken
+  // from `own`: the same sum on every rank that makes it. The first two
+  // terms in one pass; each peer's term a read.
+  void reduce_from_all(const void* where, const void* own, void* dst, size_t bytes,
+                       const Reduction& red, Step step);
+  // Every rank has reached this point: what each wrote before is visible to
+  // all, and nobody still reads what came before.
+  void fence();
+
   // Added to every step index until reset: lets one algorithm run another as
   // its later phase (a broadcast made of a scatter, then an all-gather).
   void set_step_offset(int offset) { step_offset_ = offset; }
@@ -107,6 +132,8 @@ class Comm {
   int step_index(Step step) const { return step.index + step_offset_; }
   void sending(int to, size_t bytes, Step step);
   void receiving(size_t bytes, Step step);
+  void reading(int from, size_t bytes, Step step);
+  Peers& peers();  // the transport's, or logic_error
   // Blocking exchange; acc (op)= each received piece when red is given.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                 const Reduction* red, void* acc);

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "device.hpp"
 
@@ -15,7 +18,18 @@ Memory::~Memory() {
     std::free(scratch_);
 }
 
+void Memory::place_scratch(void* at, size_t bytes) {
+  placed_ = at;
+  placed_B_ = at ? bytes : 0;
+}
+
 void* Memory::scratch(size_t bytes) {
+  if (placed_) {
+    if (bytes > placed_B_)
+      throw std::logic_error(fmt::format(
+          "scratch of {} B asked for, the registered region holds {} B", bytes, placed_B_));
+    return placed_;
+  }
   if (bytes <= scratch_B_ && scratch_) return scratch_;
   if (on_gpu()) {
     gpu::release(scratch_);
@@ -42,6 +56,13 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
     gpu::reduce(red.dtype, red.op, acc, in, count);
   else
     red.apply(acc, in, count);
+}
+
+void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const void* b,
+                       size_t count) {
+  if (!on_gpu()) return red.apply_to(dst, a, b, count);
+  copy(dst, a, count * red.esize());
+  reduce(red, dst, b, count);
 }
 
 void Memory::sync() {

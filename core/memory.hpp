@@ -21,9 +21,15 @@ class Memory {
 
   // Room for incoming data. Grows, never shrinks, so the timed loop does not allocate.
   void* scratch(size_t bytes);
+  // From now on scratch() is `bytes` at `at`, owned by someone else (the
+  // direct transport's registered region, which peers can read); asking for
+  // more is an error. Null: back to memory of its own.
+  void place_scratch(void* at, size_t bytes);
   void copy(void* dst, const void* src, size_t bytes);
   // acc[i] = acc[i] (op) in[i] for i < count.
   void reduce(const Reduction& red, void* acc, const void* in, size_t count);
+  // dst[i] = a[i] (op) b[i]: one pass on the host (on the GPU, for now, a copy and a reduction).
+  void reduce_to(const Reduction& red, void* dst, const void* a, const void* b, size_t count);
   // GPU: until every queued copy and kernel has finished. Host: nothing.
   void sync();
 
@@ -31,6 +37,8 @@ class Memory {
   Device where_;
   void* scratch_ = nullptr;
   size_t scratch_B_ = 0;
+  void* placed_ = nullptr;
+  size_t placed_B_ = 0;
 };
 
 }  // namespace commlab

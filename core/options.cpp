@@ -132,8 +132,12 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
       ->capture_default_str();
   app.add_option("-d,--device", t.device, "buffers on: host or cuda")->capture_default_str();
   app.add_option("--transport", t.transport,
-                 "GPU buffers over MPI: auto, staged (through pinned host memory) or cuda-aware")
+                 "auto; direct (ranks on one node read each other's memory); GPU buffers over MPI: "
+                 "staged (through pinned host memory) or cuda-aware")
       ->capture_default_str();
+  app.add_flag("--registered", o.registered,
+               "direct: run on buffers allocated registered (default: private buffers, copied in "
+               "and out inside the timed call)");
   app.add_option("-T,--type", t.dtypes, "int32,int64,float32,float64,float16,bfloat16 or all")
       ->capture_default_str();
   app.add_option("-o,--op", t.ops, "sum,prod,max,min or all")->capture_default_str();
@@ -169,10 +173,16 @@ void interpret(const Typed& t, Options& o) {
     o.algorithms = parse_list<std::string>("-a", t.algorithms, {}, Repeats::refused,
                                            [](const std::string& a) { return a; });
   o.device = parse_device(t.device);
-  for (TransportKind k : {TransportKind::staged, TransportKind::cuda_aware})
+  for (TransportKind k : {TransportKind::staged, TransportKind::cuda_aware, TransportKind::direct})
     if (t.transport == name(k)) o.transport = k;
   if (t.transport != "auto" && !o.transport)
-    throw UsageError("unknown --transport '" + t.transport + "' (use auto, staged or cuda-aware)");
+    throw UsageError("unknown --transport '" + t.transport +
+                     "' (use auto, direct, staged or cuda-aware)");
+  if (o.device == Device::host && o.transport && o.transport != TransportKind::direct)
+    throw UsageError("--transport " + t.transport + ": GPU buffers only (-d cuda); host buffers "
+                     "travel over MPI, or --transport direct");
+  if (o.registered && o.transport != TransportKind::direct)
+    throw UsageError("--registered: only with --transport direct (the buffers peers map)");
   o.dtypes = parse_list("-T", t.dtypes, all_dtypes(), Repeats::refused, parse_dtype);
   o.ops = parse_list("-o", t.ops, all_ops(), Repeats::refused, parse_op);
   // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.

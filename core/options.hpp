@@ -22,6 +22,7 @@ struct Options {
   int warmup = 5;
   Device device = Device::host;
   std::optional<TransportKind> transport;  // --transport; none: auto (cuda-aware where the MPI is)
+  bool registered = false;  // --registered: the direct transport's buffers are the user's
   std::vector<DType> dtypes{DType::float32};
   std::vector<Op> ops{Op::sum};
   int root = 0;

@@ -53,6 +53,14 @@ void Recorder::sent(const TraceEntry& message) {
   if (keep_ != Keep::counts) trace_.push_back(message);
 }
 
+void Recorder::read(const TraceEntry& message) {
+  mine_.recv_B += message.bytes;
+  ++mine_.msgs;
+  mine_.last_step = std::max<int64_t>(mine_.last_step, message.step);
+  trace_.push_back(message);
+  trace_.back().read = true;
+}
+
 void Recorder::snapshot(Memory& mem) {
   Snapshot s{step_now_, std::vector<char>(watched_B_)};
   if (watched_B_) mem.copy(s.bytes.data(), watched_, watched_B_);
@@ -66,14 +74,25 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes) const 
 
 Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
                                 const std::vector<TraceEntry>& trace) const {
+  Counts mine = mine_;
+  const PeerBytes now = transport.peer_bytes();
+  mine.peer = {now.read_B - peer_start_.read_B, now.written_B - peer_start_.written_B};
+  const auto all = gather_records(transport, std::vector<Counts>{mine});
+  // A message read from a peer's memory is its sender's, though only its reader recorded it.
+  std::vector<uint64_t> sent_B(all.size());
+  for (size_t r = 0; r < all.size(); ++r) sent_B[r] = all[r].at(0).sent_B;
+  for (const TraceEntry& e : trace)
+    if (e.read) sent_B.at(e.from) += e.bytes;
   Traffic t;
-  for (const std::vector<Counts>& theirs : gather_records(transport, std::vector<Counts>{mine_})) {
-    const Counts& c = theirs.at(0);
-    t.sent_max_rank_B = std::max(t.sent_max_rank_B, c.sent_B);
+  for (size_t r = 0; r < all.size(); ++r) {
+    const Counts& c = all[r].at(0);
+    t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent_B[r]);
     t.recv_max_rank_B = std::max(t.recv_max_rank_B, c.recv_B);
     t.steps = std::max(t.steps, uint64_t(c.last_step + 1));
-    t.sent_total_B += c.sent_B;
+    t.sent_total_B += sent_B[r];
     t.msgs_total += c.msgs;
+    t.peer_read_max_rank_B = std::max(t.peer_read_max_rank_B, c.peer.read_B);
+    t.peer_written_max_rank_B = std::max(t.peer_written_max_rank_B, c.peer.written_B);
   }
   t.port_critical_B = port_bytes(trace, nodes);
   return t;

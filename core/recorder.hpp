@@ -20,6 +20,7 @@ struct TraceEntry {
   int step, from, to, chunk;
   uint64_t bytes;
   Phase phase;
+  bool read = false;  // recorded by its receiver, which read it from the sender's memory
 };
 
 // A rank's buffer as it stood after `after_step` (-1: before its first step).
@@ -47,6 +48,12 @@ class Recorder {
   void begin_step(int step, Memory& mem);
   void sent(const TraceEntry& message);
   void received(uint64_t bytes) { mine_.recv_B += bytes; }
+  // A read from a peer's memory (Comm::read): a message its sender never
+  // saw, so it is always kept, and counted as the sender's when gathered.
+  void read(const TraceEntry& message);
+  // The transport's peer bytes as the recording starts (Comm::attach), so
+  // that only this run's are counted.
+  void peer_start(PeerBytes at) { peer_start_ = at; }
   void watch(const void* buf, size_t bytes) {
     if (keep_ == Keep::states) watched_ = buf, watched_B_ = bytes;
   }
@@ -75,9 +82,11 @@ class Recorder {
   struct Counts {  // one rank's, gathered as they are
     uint64_t sent_B = 0, recv_B = 0, msgs = 0;
     int64_t last_step = -1;
+    PeerBytes peer;
   };
   Keep keep_;
   Counts mine_;
+  PeerBytes peer_start_;
   std::vector<TraceEntry> trace_;
   int step_now_ = -1;  // the latest step this rank has begun, for snapshots
   const void* watched_ = nullptr;

@@ -8,7 +8,22 @@ template <class T, Op O>
 void apply_loop(T* __restrict acc, const T* __restrict in, size_t n) {
   for (size_t i = 0; i < n; ++i) acc[i] = combine(O, acc[i], in[i]);
 }
+template <class T, Op O>
+void combine_loop(T* dst, const T* a, const T* b, size_t n) {  // dst may be a or b
+  for (size_t i = 0; i < n; ++i) dst[i] = combine(O, a[i], b[i]);
+}
 }  // namespace
+
+void Reduction::apply_to(void* dst, const void* a, const void* b, size_t count) const {
+  visit_dtype(dtype, [&](auto x) {
+    using T = decltype(x);
+    auto* d = static_cast<T*>(dst);
+    visit_op(op, [&](auto o) {
+      combine_loop<T, decltype(o)::value>(d, static_cast<const T*>(a), static_cast<const T*>(b),
+                                          count);
+    });
+  });
+}
 
 void Reduction::apply(void* acc, const void* in, size_t count) const {
   visit_dtype(dtype, [&](auto x) {

@@ -15,6 +15,8 @@ struct Reduction {
   size_t esize() const { return element_size(dtype); }
   // acc[i] = acc[i] (op) in[i] for i < count. Host buffers.
   void apply(void* acc, const void* in, size_t count) const;
+  // dst[i] = a[i] (op) b[i]: two terms in one pass.
+  void apply_to(void* dst, const void* a, const void* b, size_t count) const;
   // The same operation expressed for the MPI reference.
   MPI_Datatype mpi_type() const;
   MPI_Op mpi_op() const;

@@ -73,8 +73,12 @@ const std::vector<CsvColumn>& schema() {
       {"date", [](const Row& r) { return r.run->date; }},
       {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
       {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
-      {"transport",  // NCCL's rows went through NCCL, the others the run's transport
-       [](const Row& r) { return r.impl == Impl::nccl ? "nccl" : name(r.run->transport); }},
+      {"transport",  // NCCL's rows went through NCCL, MPI's through MPI, the others the run's transport
+       [](const Row& r) {
+         if (r.impl == Impl::nccl) return std::string("nccl");
+         if (r.impl == Impl::mpi && r.run->transport == TransportKind::direct) return name(TransportKind::host);
+         return name(r.run->transport);
+       }},
       {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }, Kind::real},
       {"chose", [](const Row& r) { return r.chose; }},
       {"nodes", [](const Row& r) { return num(r.run->placement.nodes); }, Kind::integer},
@@ -87,6 +91,18 @@ const std::vector<CsvColumn>& schema() {
       {"model_port_critical_B", traffic(&Row::model, &Traffic::port_critical_B), Kind::integer},
       {"model_reduced_max_rank_B", traffic(&Row::model, &Traffic::reduced_max_rank_B),
        Kind::integer},
+      // The direct transport: bytes a rank read from peers' memory, wrote
+      // into it (counted, and the model's), and whether the user's buffers
+      // were copied into registered ones inside the timed call.
+      {"peer_read_max_rank_B", traffic(&Row::counted, &Traffic::peer_read_max_rank_B),
+       Kind::integer},
+      {"peer_written_max_rank_B", traffic(&Row::counted, &Traffic::peer_written_max_rank_B),
+       Kind::integer},
+      {"model_peer_read_max_rank_B", traffic(&Row::model, &Traffic::peer_read_max_rank_B),
+       Kind::integer},
+      {"model_peer_written_max_rank_B", traffic(&Row::model, &Traffic::peer_written_max_rank_B),
+       Kind::integer},
+      {"buffers", [](const Row& r) { return name(r.buffers); }},
   };
   return columns;
 }

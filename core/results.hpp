@@ -52,6 +52,7 @@ struct Row {
   std::string note;                // first mismatch, or why something was skipped
   std::optional<double> t_model_us;  // the time model's prediction (time_model.hpp)
   std::string chose;                 // -a auto: the algorithm it ran
+  Buffers buffers = Buffers::user;  // the direct transport's hand-written rows: registered with --registered
 };
 
 // A schema is one table: each column's name, how a record fills it, and the

@@ -192,6 +192,7 @@ void ThreadWorld::serve(int rank) {
     try {
       (*body)(t);
     } catch (const Aborted&) {
+    } catch (const OtherRankFailed&) {
     } catch (...) {
       errors_[rank] = std::current_exception();
       std::lock_guard lock(mu_);

@@ -23,8 +23,15 @@ double CostModel::step_us(const StepLoad& s) const {
   auto each = [](uint64_t n, uint64_t B, const Curve& c) {
     return n ? double(n) * c.at(double(B) / double(n)) : 0.0;
   };
+  // A read from a peer's memory is a copy without a message's handshake:
+  // the exchange less its fixed cost; reduced from there, a reduction alone.
+  // A step of reads waits once for every rank (a fence): the fixed cost.
+  const bool reads = s.reads || s.read_reduces;
+  const double copy_us = each(s.reads, s.read_B, exchange) - double(s.reads) * exchange.at(0);
   return each(s.msgs, s.port_B, exchange) + each(s.reduces, s.reduced_B, reduce) +
-         (1 - overlap) * each(s.in_flight, s.in_flight_B, reduce);
+         (1 - overlap) * each(s.in_flight, s.in_flight_B, reduce) +
+         (reads ? exchange.at(0) + std::max(0.0, copy_us) : 0) +
+         each(s.read_reduces, s.read_reduced_B, reduce);
 }
 
 double CostModel::predict_us(const Traffic& t) const {
@@ -44,7 +51,7 @@ CostModel alpha_beta(double alpha_us, double GBps) {
 
 namespace {
 
-constexpr size_t kLargest_B = size_t{8} << 20;
+constexpr size_t kLargest_B = kProbeScratch_B / 3;
 
 // The median of `reps` runs of f() on every rank at once, as rank 0 saw it:
 // not the best, which on a crowded machine is the rare run that found every

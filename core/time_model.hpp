@@ -11,6 +11,9 @@
 //   + reduces x reduce(reduced bytes / reduces)   reductions before the step ends
 //   + (1 - overlap) x in_flight x reduce(...)     those done while the next
 //                                                 message is on the wire
+//   + exchange(0), where it reads peers' memory   one fence
+//     + reads x (exchange(m) - exchange(0))       copies without handshakes
+//     + read_reduces x reduce(m)                  reduced straight from there
 //
 // summed over the steps. exchange(m): the time for every rank to swap m
 // bytes with its neighbours at once (alpha = exchange(0); beta its slope);
@@ -53,6 +56,8 @@ struct CostModel {
 // after the other: the time saved over the reductions that could hide is
 // the overlap (red null: neither, for operations that do not reduce).
 // Rank 0's median times, shared by all. Counts on `comm` are reset.
+// The scratch probe_cost() takes from the comm's memory: three buffers of its largest message.
+constexpr size_t kProbeScratch_B = size_t{24} << 20;
 CostModel probe_cost(Comm& comm, const Reduction* red);
 
 // The textbook's model with its two figures given: alpha per message,

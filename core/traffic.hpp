@@ -17,6 +17,10 @@ struct StepLoad {
   uint64_t reduced_B = 0;       //   their bytes
   uint64_t in_flight = 0;       // messages it reduces while the next is on the wire
   uint64_t in_flight_B = 0;     //   their bytes
+  // Direct access (one_shot, two_shot): what it reads from peers' memory,
+  // with no message's handshake: copied, or reduced straight from there.
+  uint64_t reads = 0, read_B = 0;
+  uint64_t read_reduces = 0, read_reduced_B = 0;
 };
 
 // One message of a schedule: in which step who sends how many bytes to whom.
@@ -46,6 +50,10 @@ struct Traffic {
   uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
   uint64_t port_critical_B = 0;  // through the busiest node's link, step by step (above)
   uint64_t reduced_max_rank_B = 0;  // bytes reduced by the rank that reduces the most (model)
+  // Direct access (the direct transport): the most bytes one rank read from
+  // peers' memory, and wrote into it. Counted by the transport as it copies;
+  // 0 on every other transport.
+  uint64_t peer_read_max_rank_B = 0, peer_written_max_rank_B = 0;
   // The schedule step by step as the time model sees it (time_model.hpp);
   // like the critical path, model-only.
   std::vector<StepLoad> path;
@@ -57,7 +65,15 @@ struct Traffic {
   bool same_counts(const Traffic& o) const {
     return sent_max_rank_B == o.sent_max_rank_B && recv_max_rank_B == o.recv_max_rank_B &&
            sent_total_B == o.sent_total_B && msgs_total == o.msgs_total && steps == o.steps &&
-           port_critical_B == o.port_critical_B;
+           port_critical_B == o.port_critical_B && peer_read_max_rank_B == o.peer_read_max_rank_B &&
+           peer_written_max_rank_B == o.peer_written_max_rank_B;
+  }
+  // The model over direct access: every message is read by its receiver
+  // from its sender's memory, and nothing is written into a peer's.
+  Traffic pulled() const {
+    Traffic t = *this;
+    t.peer_read_max_rank_B = recv_max_rank_B;
+    return t;
   }
   // What a library's traffic is compared on: the bytes and the messages. Its
   // steps are not visible from outside (counted ones are each rank's
@@ -109,8 +125,10 @@ class StepPorts {
 // What the receiver does with a message before its step can end: stores it,
 // reduces it into its own buffer, or reduces it while the next message of
 // the step is already in flight (a pipeline: only the last one's reduction
-// shows in the time).
-enum class Arrival { stored, reduced, reduced_in_flight };
+// shows in the time). Or, where ranks map each other's memory, no message
+// at all: the receiver reads the bytes from the sender's memory (a copy),
+// or reduces them from there into its own (one pass, nothing copied).
+enum class Arrival { stored, reduced, reduced_in_flight, read, read_reduced };
 
 // A model written as the schedule's list of messages: who sends how many
 // bytes to whom at which step. The critical path is taken as the sum, over
@@ -122,11 +140,15 @@ class Tally {
   void message(int step, int from, int to, uint64_t bytes, Arrival arrival = Arrival::stored) {
     sent_[from] += bytes;
     recv_[to] += bytes;
-    if (arrival != Arrival::stored) reduced_[to] += bytes;
+    if (arrival != Arrival::stored && arrival != Arrival::read) reduced_[to] += bytes;
     messages_.push_back({step, from, to, bytes});
     ++msgs_;
     Step& s = steps_[step];
     s.widest = std::max(s.widest, s.pair_B[{from, to}] += bytes);
+    if (arrival == Arrival::read) ++s.ranks[to].reads, s.ranks[to].read_B += bytes;
+    if (arrival == Arrival::read_reduced)
+      ++s.ranks[to].read_reduces, s.ranks[to].read_reduced_B += bytes;
+    if (arrival == Arrival::read || arrival == Arrival::read_reduced) return;
     ++s.ranks[from].msgs;
     s.ranks[from].port_B += bytes;  // sent; received below, kept apart until traffic()
     s.recv_B[to] += bytes;
@@ -156,6 +178,10 @@ class Tally {
         most.reduced_B = std::max(most.reduced_B, mine.reduced_B);
         most.in_flight = std::max(most.in_flight, mine.in_flight);
         most.in_flight_B = std::max(most.in_flight_B, mine.in_flight_B);
+        most.reads = std::max(most.reads, mine.reads);
+        most.read_B = std::max(most.read_B, mine.read_B);
+        most.read_reduces = std::max(most.read_reduces, mine.read_reduces);
+        most.read_reduced_B = std::max(most.read_reduced_B, mine.read_reduced_B);
       }
       t.path.push_back(most);
     }

@@ -1,10 +1,11 @@
 // How bytes travel between ranks, underneath the counting. Comm (comm.hpp)
 // counts and labels every message once; a Transport only moves bytes. There
-// are four, and the algorithms cannot tell them apart:
+// are five, and the algorithms cannot tell them apart:
 //
 //   MPI on host buffers, MPI reading GPU memory itself (CUDA-aware),
 //   GPU memory staged through pinned host pieces     mpi_transport.cpp
 //   ranks as threads of one process (the tests)       thread_transport.cpp
+//   ranks on one node reading each other's memory     direct_transport.cpp
 #pragma once
 #include <mpi.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "memory.hpp"
+#include "peers.hpp"
 #include "types.hpp"
 
 namespace commlab {
@@ -25,6 +27,9 @@ constexpr int kNoRank = -1;  // the side of an exchange that is not taken
 
 // Told as each piece of a received message lands: its bytes [offset, offset + len).
 using Landed = std::function<void(size_t offset, size_t len)>;
+
+// A wait ended because another rank failed first: its error is the one to report.
+struct OtherRankFailed {};
 
 // A wait that ran past its limit (the in-process transport): a schedule that deadlocks.
 struct Timeout : std::runtime_error {
@@ -56,6 +61,11 @@ class Transport {
   virtual std::vector<std::vector<char>> allgather(const std::vector<char>& mine) = 0;
   // The MPI communicator underneath, for library calls; MPI_COMM_NULL if none.
   virtual MPI_Comm mpi() const { return MPI_COMM_NULL; }
+  // Direct access to peers' memory (direct_transport.hpp); null where the
+  // ranks cannot map each other's.
+  virtual Peers* peers() { return nullptr; }
+  // What this rank read from peers' memory and wrote into it, so far.
+  virtual PeerBytes peer_bytes() const { return {}; }
 };
 
 // MPIX_Query_cuda_support(): whether this MPI reads device memory itself.

@@ -13,7 +13,8 @@ const Names<Device> kDevices{{Device::host, "host"}, {Device::cuda, "cuda"}};
 const Names<TransportKind> kTransports{{TransportKind::host, "host"},
                                        {TransportKind::staged, "staged"},
                                        {TransportKind::cuda_aware, "cuda-aware"},
-                                       {TransportKind::in_process, "in-process"}};
+                                       {TransportKind::in_process, "in-process"},
+                                       {TransportKind::direct, "direct"}};
 const Names<Impl> kImpls{{Impl::hand, "hand"}, {Impl::mpi, "mpi"}, {Impl::nccl, "nccl"}};
 
 template <class E>
@@ -37,6 +38,7 @@ std::string name(DType t) { return name_in(kDTypes, t); }
 std::string name(Op o) { return name_in(kOps, o); }
 std::string name(Device d) { return name_in(kDevices, d); }
 std::string name(TransportKind t) { return name_in(kTransports, t); }
+std::string name(Buffers b) { return b == Buffers::registered ? "registered" : "private"; }
 std::string name(Impl i) { return name_in(kImpls, i); }
 Impl parse_impl(const std::string& s) { return parse_in(kImpls, s, "impl"); }
 

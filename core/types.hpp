@@ -15,7 +15,12 @@ enum class Op { sum, prod, max, min };
 enum class Device { host, cuda };  // where buffers live
 // How buffers travel: MPI on host memory; GPU memory through pinned host
 // pieces, or straight from the GPU (a CUDA-aware MPI); threads of one process.
-enum class TransportKind { host, staged, cuda_aware, in_process };
+// direct: ranks on one node read each other's registered memory (direct_transport.hpp).
+enum class TransportKind { host, staged, cuda_aware, in_process, direct };
+// Where a row's data lived: the user's own memory (on the direct transport,
+// copied into registered buffers and out again inside the timed call), or
+// buffers allocated registered, which peers map (--registered).
+enum class Buffers { user, registered };
 // Who wrote what a row measures: this suite (by hand), or a library.
 enum class Impl { hand, mpi, nccl };
 
@@ -28,6 +33,7 @@ size_t element_size(DType t);
 std::string name(Device d);
 std::string name(TransportKind t);  // host | staged | cuda-aware | in-process
 std::string name(Impl i);           // hand | mpi | nccl
+std::string name(Buffers b);        // private | registered
 Impl parse_impl(const std::string& s);
 
 // Throws UsageError naming the accepted values.

@@ -7,6 +7,7 @@
 #include <climits>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -80,6 +81,25 @@ void refuse_bad_library_flags(const Operation& op, const Options& o, int P) {
                                                  o.mpi_algorithm, choices));
 }
 
+// The algorithms asked for that this transport can run: those that read
+// peers' memory only on the direct transport. Named with -a elsewhere: refused.
+std::vector<std::string> runnable(const Operation& op, const Options& o,
+                                  std::vector<std::string> algorithms) {
+  if (o.transport == TransportKind::direct) return algorithms;
+  std::vector<std::string> kept;
+  for (const std::string& a : algorithms) {
+    const auto it = std::find_if(op.algorithms.begin(), op.algorithms.end(),
+                                 [&](const CollectiveAlgorithm& c) { return c.name == a; });
+    if (it == op.algorithms.end() || !it->reads_peers) {
+      kept.push_back(a);
+      continue;
+    }
+    if (!o.algorithms.empty())
+      throw UsageError("-a " + a + ": it reads peers' memory, which only --transport direct maps");
+  }
+  return kept;
+}
+
 // Everything about the flags that needs P, on every rank alike.
 void refuse_bad_input(const Operation& op, const Options& o, int P) {
   refuse_bad_library_flags(op, o, P);
@@ -136,6 +156,7 @@ class ShapeRun {
                            size_t N) {
     OneShape d(*this, dtype, op_kind, N);
     std::vector<Row> rows = library_rows(algorithms, d);
+    if (runner_.direct()) d.reg = register_buffers(d);
     for (Row& row : hand_rows(algorithms, d)) rows.push_back(std::move(row));
     return rows;
   }
@@ -169,6 +190,7 @@ class ShapeRun {
       if (!picked(algorithms, algo.name)) continue;
       Case c = make_case(algo.name, Impl::hand, algo.run);
       c.model = algo.model(P, 0, 0, o_.root);
+      if (runner_.direct()) c.model = c.model->pulled();
       rows.push_back(runner_.measure(shape, c));
     }
     return rows;
@@ -251,13 +273,59 @@ class ShapeRun {
     JobShape job;
     Buffer input;
     std::optional<Buffer> exact;
+    std::optional<Runner::Registered> reg;  // the direct transport's buffers
     std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
     std::vector<std::unique_ptr<LibraryStaging>> stagings;
   };
 
+  // The direct transport's buffers for d's shape, the same size on every
+  // rank: the largest any rank's layout asks, and scratch of twice that
+  // (the most any algorithm takes).
+  Runner::Registered register_buffers(const OneShape& d) {
+    size_t in = 0, out = 0;
+    for (int r = 0; r < d.P; ++r) {
+      const Layout L = d.truth.layout(r);
+      in = std::max(in, L.in), out = std::max(out, L.out);
+    }
+    const size_t es = d.red.esize(), largest_B = std::max({in, out, d.N}) * es;
+    return runner_.register_buffers(in * es, out * es, 2 * largest_B);
+  }
+
+  // A hand-written case on the direct transport. By default the user's
+  // buffers are private: the input is copied into the registered one and
+  // the result out of it inside the timed call, as a library on private
+  // memory pays for it. (An algorithm that reads peers' memory is handed the
+  // user's buffers and copies what its peers read itself, as vLLM's does:
+  // the plain case.) --registered: `out` is the registered buffer itself
+  // and the input is put in place before the run (untimed).
+  template <class Job>
+  void run_registered(Case& c, const OneShape& d, Job job, Buffer& out) {
+    const Runner::Registered reg = *d.reg;
+    const Buffer& input = d.input;
+    Memory& mem = comm_.memory();
+    const bool in_place = d.in_place;
+    if (o_.registered) {
+      char* from = in_place ? reg.out : reg.in;
+      c.watched = reg.out;
+      c.prepare = [&mem, &input, from] {
+        mem.copy(from, input.data(), input.bytes());
+        mem.sync();
+      };
+      c.run = [job, from, reg] { job(from, reg.out); };
+    } else {
+      char* from = in_place ? reg.out : reg.in;
+      c.watched = reg.out;
+      c.run = [job, &mem, &input, &out, from, reg, in_place] {
+        mem.copy(from, in_place ? out.data() : input.data(), input.bytes());
+        job(from, reg.out);
+        mem.copy(out.data(), reg.out, out.bytes());
+      };
+    }
+  }
+
   // A case that runs `run` on d's input into `out`.
   Case make_case(OneShape& d, const std::string& name, Impl impl,
-                 void (*run)(const CollectiveJob&), Buffer& out) {
+                 void (*run)(const CollectiveJob&), Buffer& out, bool reads_peers = false) {
     Case c;
     c.algorithm = name;
     c.impl = impl;
@@ -276,6 +344,8 @@ class ShapeRun {
           d.stagings.emplace_back(std::make_unique<LibraryStaging>(runner_.transport(), input, out))
               .get();
       c.run = [staging, job, in_place] { staging->run(in_place, job); };
+    } else if (d.reg && (o_.registered || !reads_peers)) {
+      run_registered(c, d, job, out);
     } else {
       c.run = [job, &out, &input, in_place] {
         job(in_place ? out.data() : input.data(), out.data());
@@ -311,6 +381,18 @@ class ShapeRun {
     return rows;
   }
 
+  // On the direct transport with private buffers the timed call also
+  // copies: the input in, and the result out for an algorithm that sends
+  // from registered memory (run_registered). Each copy is priced as a read
+  // from a peer: an exchange without its fixed cost.
+  void with_private_copies(std::vector<Predicted>& predicted, const OneShape& d) const {
+    if (!d.reg || o_.registered) return;
+    const double bytes = double(d.N * d.red.esize());
+    const double copy_us = std::max(0.0, cost_.exchange.at(bytes) - cost_.exchange.at(0));
+    for (size_t i = 0; i < predicted.size(); ++i)
+      predicted[i].us += (op_.algorithms[i].reads_peers ? 1 : 2) * copy_us;
+  }
+
   // Each algorithm asked for, then auto: a row of its own, named auto.
   std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, OneShape& d) {
     // Each algorithm's model and predicted time, once: its row and auto's choice share them.
@@ -321,24 +403,28 @@ class ShapeRun {
       if (picked(algorithms, op_.algorithms[i].name)) hand.emplace_back(op_.algorithms[i].name, i);
     if (picked(algorithms, kAuto)) {
       predicted = predict(op_, cost_, d.job);
-      hand.emplace_back(kAuto, fastest(predicted));
+      with_private_copies(predicted, d);
+      hand.emplace_back(kAuto, fastest(op_, predicted, runner_.direct()));
     } else {
       for (const auto& [name, i] : hand) predicted[i] = predict(op_.algorithms[i], cost_, d.job);
+      with_private_copies(predicted, d);
     }
 
     std::vector<Row> rows;
-    Buffer out(d.red.dtype, d.L.out, o_.device);
+    // --registered: the result is the registered buffer itself.
+    Buffer out = d.reg && o_.registered ? Buffer::view(d.red.dtype, d.L.out, o_.device, d.reg->out)
+                                        : Buffer(d.red.dtype, d.L.out, o_.device);
     for (const auto& [row_name, i] : hand) {
       const CollectiveAlgorithm& algo = op_.algorithms[i];
       const Buffer* lib = &d.lib_results.front().second;  // the one it pairs with, else the first
       for (const auto& [pairs_with, result] : d.lib_results)
         if (pairs_with == algo.name) lib = &result;
-      Case c = make_case(d, row_name, Impl::hand, algo.run, out);
+      Case c = make_case(d, row_name, Impl::hand, algo.run, out, algo.reads_peers);
       c.check = [&, lib] {
         Mismatch m = compare(out, *d.exact, d.checked);
         return Verdict{m.wrong, compare(out, *lib, d.checked).wrong, m.first};
       };
-      c.model = predicted[i].model;
+      c.model = runner_.direct() ? predicted[i].model.pulled() : predicted[i].model;
       c.t_model_us = predicted[i].us;
       if (row_name == kAuto) c.chose = algo.name;
       c.time_scale = algo.time_scale;
@@ -348,6 +434,7 @@ class ShapeRun {
       }
       Row row = runner_.measure(d.shape, c);
       if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
+      if (d.reg && o_.registered) row.buffers = Buffers::registered;
       rows.push_back(std::move(row));
     }
     return rows;
@@ -374,10 +461,13 @@ std::vector<Predicted> predict(const Operation& op, const CostModel& cost, const
   return all;
 }
 
-size_t fastest(const std::vector<Predicted>& predicted) {
-  return size_t(std::min_element(predicted.begin(), predicted.end(),
-                                 [](const Predicted& a, const Predicted& b) { return a.us < b.us; }) -
-                predicted.begin());
+size_t fastest(const Operation& op, const std::vector<Predicted>& predicted, bool maps_peers) {
+  size_t best = 0;
+  double best_us = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < predicted.size(); ++i)
+    if ((maps_peers || !op.algorithms[i].reads_peers) && predicted[i].us < best_us)
+      best = i, best_us = predicted[i].us;
+  return best;
 }
 
 namespace {
@@ -466,7 +556,10 @@ int collective_main(int argc, char** argv, const std::string& operation,
         Options& o = p.settings.emplace(std::move(parsed.opts));
         // A lecture's example, not a sweep: P elements, one chunk per rank.
         if (o.show_default_count) o.counts = {size_t(P)};
-        algorithms = pick_algorithms(o, known);
+        // A program named for an algorithm that reads peers' memory runs where it can.
+        if (!only_algorithm.empty() && op->algorithm(only_algorithm).reads_peers && !o.transport)
+          o.transport = TransportKind::direct;
+        algorithms = runnable(*op, o, pick_algorithms(o, known));
         refuse_bad_input(*op, o, P);
         p.footprint = footprint(*op, o, P, rank);
         return p;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/device.hpp"
+#include "core/direct_transport.hpp"
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "core/transport.hpp"
@@ -31,6 +32,18 @@ TransportKind choose_transport(MPI_Comm comm, const Options& opts) {
 
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes) {
   DeviceSetup d;
+  if (opts.transport == TransportKind::direct) {
+    agree_or_exit(comm, direct_unavailable(comm));
+    agree_or_exit(comm, opts.device == Device::cuda
+                            ? "--transport direct on GPU buffers (CUDA IPC) is not built yet; "
+                              "use it with -d host"
+                            : "");
+    d.transport = TransportKind::direct;
+    d.gpu_line = fmt::format(
+        "# transport direct: ranks read each other's registered memory (MPI shared memory); {}\n",
+        opts.registered ? "buffers registered (--registered)"
+                        : "private buffers, copied in and out inside the timed call");
+  }
   if (opts.device != Device::cuda) return d;
   agree_or_exit(comm, gpu::unavailable_reason());
   int me = 0;
@@ -56,7 +69,7 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
 
 LibraryStaging::LibraryStaging(TransportKind transport, const Buffer& in, Buffer& out)
     : in_(in), out_(out) {
-  if (transport == TransportKind::host ||
+  if (in.where() == Device::host ||
       (transport == TransportKind::cuda_aware && !mpi_reduces_on_host(in.dtype())))
     return;
   host_in_.emplace(Buffer::page_locked(in.dtype(), in.count()));

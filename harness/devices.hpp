@@ -23,7 +23,8 @@ struct DeviceSetup {
   TransportKind transport = TransportKind::host;
   std::unique_ptr<Nccl> nccl;  // null: no NCCL rows (nccl_note says why)
   std::string nccl_note;
-  std::string gpu_line;  // the header's "# GPU: ..." line; empty on the host
+  // The header's "# GPU: ..." line, or "# transport direct: ..."; empty on the host over MPI.
+  std::string gpu_line;
 };
 
 // Collective. A GPU that is missing or a transport the MPI cannot do ends

@@ -3,12 +3,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <optional>
+
 namespace commlab {
 
 std::string InProcessRun::describe() const {
-  return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B", op.name, algo.name,
-                     P, N, name(dtype), name(op_kind), root, in_place ? " in place" : "",
-                     fmt::join(nodes.of_rank(), ","), segment_B);
+  return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B{}", op.name,
+                     algo.name, P, N, name(dtype), name(op_kind), root,
+                     in_place ? " in place" : "", fmt::join(nodes.of_rank(), ","), segment_B,
+                     direct || algo.reads_peers
+                         ? (private_buffers ? ", direct, private buffers" : ", direct")
+                         : "");
 }
 
 namespace {
@@ -23,6 +29,31 @@ std::vector<double> values_of(const Buffer& b) {
 
 std::vector<double> values(DType t, const Snapshot& s) { return values_of(Buffer::from_bytes(t, s.bytes)); }
 
+namespace {
+
+// The direct transport's regions for a run: each rank's input, result and
+// scratch at the same offsets (the largest any rank's layout asks).
+struct RegionLayout {
+  size_t out_at = 0, scratch_at = 0, scratch_B = 0;
+  size_t bytes() const { return scratch_at + scratch_B; }
+};
+RegionLayout region_layout(const Truth& truth, const InProcessRun& run) {
+  auto line = [](size_t b) { return (b + 255) / 256 * 256; };
+  size_t in = 0, out = 0;
+  for (int r = 0; r < run.P; ++r) {
+    const Layout L = truth.layout(r);
+    in = std::max(in, L.in), out = std::max(out, L.out);
+  }
+  const size_t es = element_size(run.dtype);
+  RegionLayout l;
+  l.out_at = line(in * es);
+  l.scratch_at = l.out_at + line(out * es);
+  l.scratch_B = 2 * std::max({in, out, run.N}) * es;
+  return l;
+}
+
+}  // namespace
+
 InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   Truth truth(run.op, {run.fill, run.dtype, run.op_kind, run.P}, run.root, run.N, run.in_place);
   truth.precompute();  // once, not once per thread
@@ -32,23 +63,42 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   result.outputs.resize(run.P);
   // Where the ranks run: as asked, or one node.
   const Nodes nodes = run.nodes.empty() ? Nodes::blocks(run.P, run.P) : run.nodes;
-  world.run([&](Transport& transport) {
-    const int me = transport.rank();
+  const bool direct = run.direct || run.algo.reads_peers;
+  result.direct = direct;
+  const RegionLayout at = region_layout(truth, run);
+  std::optional<HeapRegions> regions;
+  if (direct) regions.emplace(run.P, at.bytes());
+  world.run([&](Transport& threads) {
+    const int me = threads.rank();
     Memory mem;
+    std::optional<DirectTransport> peers;
+    if (direct) peers.emplace(threads, *regions, mem);
+    Transport& transport = direct ? static_cast<Transport&>(*peers) : threads;
     Comm comm(transport, mem);
     // Every message, for the ports' bytes; the states only when asked.
     Recorder recorder(run.trace ? Keep::states : Keep::messages);
     Attached attached(comm, recorder);
     const Layout L = truth.layout(me);
-    Buffer input(run.dtype, run.in_place ? 0 : L.in), out(run.dtype, L.out);
+    char* region = direct ? regions->base(me) : nullptr;
+    if (direct) mem.place_scratch(region + at.scratch_at, at.scratch_B);
+    const bool in_region = direct && !(run.private_buffers && run.algo.reads_peers);
+    Buffer input = in_region ? Buffer::view(run.dtype, run.in_place ? 0 : L.in, Device::host, region)
+                             : Buffer(run.dtype, run.in_place ? 0 : L.in);
+    Buffer out = in_region ? Buffer::view(run.dtype, L.out, Device::host, region + at.out_at)
+                           : Buffer(run.dtype, L.out);
     Buffer& before = run.in_place ? out : input;
     out.fill([](size_t) { return kJunk; });
     before.fill([&](size_t i) { return truth.before(me, i); });
     comm.watch(out.data(), out.bytes());
-    run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root, mem,
-                  run.segment_B, &nodes});
+    try {
+      run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root,
+                    mem, run.segment_B, &nodes});
+    } catch (...) {
+      if (direct) regions->fail();  // the others stop waiting for this rank
+      throw;
+    }
     if (run.trace) recorder.snapshot(mem);
-    const Traffic t = recorder.gather_counts(transport, nodes);
+    const Traffic t = recorder.gather_counts(comm.transport(), nodes);
     if (me == 0) result.counted = t;
     result.snapshots[me] = recorder.snapshots();
     result.outputs[me] = values_of(out);
@@ -63,14 +113,18 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
 std::string InProcessResult::verdict(const Traffic& model) const {
   for (const std::string& w : wrong)
     if (!w.empty()) return w;
-  if (!counted.same_counts(model))
+  const Traffic expected = direct ? model.pulled() : model;
+  if (!counted.same_counts(expected))
     return fmt::format(
         "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
         "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}",
         counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
         model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
         model.msgs_total, counted.steps, model.steps, counted.port_critical_B,
-        model.port_critical_B);
+        model.port_critical_B) +
+        (direct ? fmt::format(", read from peers {} vs {}", counted.peer_read_max_rank_B,
+                              expected.peer_read_max_rank_B)
+                : "");
   return "";
 }
 

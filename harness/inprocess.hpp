@@ -9,6 +9,7 @@
 #include "operation.hpp"
 #include "core/buffer.hpp"
 #include "core/recorder.hpp"
+#include "core/direct_transport.hpp"
 #include "core/thread_transport.hpp"
 
 namespace commlab {
@@ -26,12 +27,20 @@ struct InProcessRun {
   size_t segment_B = 0;   // the segmented ring's
   Fill fill = Fill::pattern;  // Fill::rank: the known vectors --show prints
   bool trace = false;     // keep each rank's buffer after every step
+  // Over the direct transport (core/direct_transport.hpp): buffers in each
+  // rank's region, messages read from peers' memory; always for an
+  // algorithm that reads peers' memory itself.
+  bool direct = false;
+  // There, an algorithm that reads peers' memory may be handed the user's
+  // own buffers, outside the region (it copies what its peers read).
+  bool private_buffers = false;
 
   std::string describe() const;
   JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
 };
 
 struct InProcessResult {
+  bool direct = false;  // counted over the direct transport: the model's reads are its receives
   Traffic counted;
   std::vector<std::string> wrong;                  // per rank: "" or its first wrong element
   std::vector<std::vector<Snapshot>> snapshots;    // per rank, when traced

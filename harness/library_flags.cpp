@@ -33,6 +33,10 @@ void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_
   // Each message the library sends, reported to the counting window; 2 keeps
   // the library's own messages apart from the program's in Open MPI's files.
   setenv("OMPI_MCA_pml_monitoring_enable", "2", 0);
+  // Monitoring wraps the one-sided component too, and in Open MPI 4.1 that
+  // wrapper refuses MPI_Win_shared_query (MPI_ERR_RMA_FLAVOR), which the
+  // direct transport's shared windows need. Messages are counted in the PML.
+  setenv("OMPI_MCA_osc", "^monitoring", 0);
   const std::string algorithm = flag_value(argc, argv, "--mpi-algorithm");
   const std::string rules = flag_value(argc, argv, "--mpi-rules");
   if (!algorithm.empty() && !rules.empty()) return;  // refused after MPI_Init

@@ -106,8 +106,10 @@ struct Predicted {
 Predicted predict(const CollectiveAlgorithm& algo, const CostModel& cost, const JobShape& shape);
 std::vector<Predicted> predict(const Operation& op, const CostModel& cost,
                                const JobShape& shape);  // every algorithm, in order
-// -a auto: the index of the least predicted time (the first of equals).
-size_t fastest(const std::vector<Predicted>& predicted);
+// -a auto: the index of the least predicted time (the first of equals),
+// among what the transport can run: the algorithms that read peers' memory
+// only where ranks map it (maps_peers).
+size_t fastest(const Operation& op, const std::vector<Predicted>& predicted, bool maps_peers);
 
 constexpr int64_t kJunk = -1;  // what result buffers hold before a run: no input value is negative
 

@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/recorder.hpp"
 #include "core/stats.hpp"
+#include "core/time_model.hpp"
 #include "host.hpp"
 #include "show.hpp"
 
@@ -24,6 +25,7 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   opts.root, comm.size()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport);
+  if (direct()) register_buffers(0, 0, kProbeScratch_B);  // the time model's probe sends from it
 
   info_.program = opts.program;
   info_.device = name(opts.device);
@@ -50,6 +52,16 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   MPI_Group_translate_ranks(world, world_size, world_ranks.data(), mine, rank_of_world_.data());
   MPI_Group_free(&world);
   MPI_Group_free(&mine);
+}
+
+Runner::Registered Runner::register_buffers(size_t in_B, size_t out_B, size_t scratch_B) {
+  auto line = [](size_t b) { return (b + 255) / 256 * 256; };  // each buffer aligned for any type
+  Peers& peers = *comm_.transport().peers();
+  const size_t out_at = line(in_B), scratch_at = out_at + line(out_B);
+  peers.reserve(scratch_at + scratch_B);
+  char* region = peers.region();
+  mem_.place_scratch(region + scratch_at, scratch_B);
+  return {region, region + out_at};
 }
 
 int Runner::exit_code() const { return failed_ ? kExitWrong : 0; }
@@ -89,7 +101,7 @@ void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
   std::vector<LibrarySend> library_sent;
   {
     Attached attached(comm_, recorder);
-    if (states) comm_.watch(c.output->data(), c.output->bytes());
+    if (states) comm_.watch(c.watched ? c.watched : c.output->data(), c.output->bytes());
     MPI_Barrier(comm_.mpi());
     if (library) library_window_open();
     c.run();

@@ -42,6 +42,7 @@ struct Case {
   double taught_T_B = 0;
   const Buffer* input = nullptr;  // what --show prints before and after
   const Buffer* output = nullptr;
+  const void* watched = nullptr;  // what --steps prints after each step; null: output's data
   double time_scale = 1;  // reported time = measured x this (CollectiveAlgorithm::time_scale)
 };
 
@@ -72,6 +73,17 @@ class Runner {
   const std::string& gpu_line() const { return device_.gpu_line; }
 
   Row measure(const Shape& shape, const Case& c);
+
+  // The direct transport (--transport direct) runs on registered buffers:
+  // at the same offsets in every rank's region (symmetric), so that a peer
+  // finds a buffer where its own is. Collective, every rank asking the same
+  // sizes: room for in_B, out_B, and scratch of scratch_B, where the memory's
+  // scratch now lives. Earlier pointers into the region are gone.
+  bool direct() const { return device_.transport == TransportKind::direct; }
+  struct Registered {
+    char *in, *out;
+  };
+  Registered register_buffers(size_t in_B, size_t out_B, size_t scratch_B);
   // 0 when every check passed, kExitWrong otherwise (same on every rank).
   int exit_code() const;
 

@@ -99,21 +99,30 @@ std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int 
   return all;
 }
 
-void check_operation(const std::string& name, bool every_P) {
+// Every algorithm of the operation at each P. Over the direct transport
+// (core/direct_transport.hpp), every buffer lives in the ranks' regions and
+// every message is read from the sender's memory: the same schedules, the
+// same counts, and the bytes read from peers equal to those received.
+void check_operation(const std::string& name, const std::vector<int>& Ps, bool direct = false) {
   const auto op = make_operation(name);
-  for (int P : process_counts(every_P)) {
+  for (int P : Ps) {
     ThreadWorld world(P);
     for (const CollectiveAlgorithm& algo : op->algorithms)
-      for (const Run& run : runs(*op, algo, P)) {
-        std::string error;
-        try {
-          error = check(world, run);
-        } catch (const std::exception& e) {
-          error = e.what();
+      for (Run run : runs(*op, algo, P))
+        // An algorithm that reads peers' memory: on registered buffers, and on the user's own.
+        for (bool private_buffers : {false, true}) {
+          if (private_buffers && !algo.reads_peers) continue;
+          run.direct = direct;
+          run.private_buffers = private_buffers;
+          std::string error;
+          try {
+            error = check(world, run);
+          } catch (const std::exception& e) {
+            error = e.what();
+          }
+          INFO(run.describe());
+          CHECK(error == "");
         }
-        INFO(run.describe());
-        CHECK(error == "");
-      }
   }
 }
 
@@ -121,9 +130,14 @@ void check_operation(const std::string& name, bool every_P) {
 
 // Every operation of the one list, a test case each, at the quick P and at
 // every P ([every-P]: ctest label check, make check).
-#define COMMLAB_OPERATION(name)                                                   \
-  TEST_CASE("in-process: " #name) { check_operation(#name, false); }              \
-  TEST_CASE("in-process, every P: " #name, "[every-P]") { check_operation(#name, true); }
+#define COMMLAB_OPERATION(name)                                                          \
+  TEST_CASE("in-process: " #name) { check_operation(#name, process_counts(false)); }        \
+  TEST_CASE("in-process, every P: " #name, "[every-P]") {                                \
+    check_operation(#name, process_counts(true));                                        \
+  }                                                                                      \
+  TEST_CASE("in-process, direct transport: " #name) {                                    \
+    check_operation(#name, {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}, true);                      \
+  }
 #include "collectives/operations.def"
 #undef COMMLAB_OPERATION
 

@@ -56,8 +56,13 @@ TEST_CASE("lists and 'all' for dtypes and ops") {
 TEST_CASE("the transport flag: auto leaves the choice to the MPI, the others force it") {
   CHECK_FALSE(parse({}).opts.transport.has_value());
   CHECK_FALSE(parse({"--transport", "auto"}).opts.transport.has_value());
-  CHECK(parse({"--transport", "staged"}).opts.transport == TransportKind::staged);
-  CHECK(parse({"--transport", "cuda-aware"}).opts.transport == TransportKind::cuda_aware);
+  CHECK(parse({"-d", "cuda", "--transport", "staged"}).opts.transport == TransportKind::staged);
+  CHECK(parse({"-d", "cuda", "--transport", "cuda-aware"}).opts.transport ==
+        TransportKind::cuda_aware);
+  CHECK(parse({"--transport", "direct"}).opts.transport == TransportKind::direct);
+  CHECK(parse({"--transport", "direct", "--registered"}).opts.registered);
+  CHECK_THROWS_WITH(parse({"--transport", "staged"}), Catch::Contains("GPU buffers only"));
+  CHECK_THROWS_WITH(parse({"--registered"}), Catch::Contains("only with --transport direct"));
   CHECK_THROWS_WITH(parse({"--transport", "nvlink"}), Catch::Contains("unknown --transport"));
 }
 

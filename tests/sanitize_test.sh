@@ -2,8 +2,8 @@
 # The suite under AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-
 # overflow included, halt on the first finding): a build of its own in DIR,
 # then the unit tests, every operation at P = 3 and 4 on awkward counts, dtypes
-# and ops, ps_sim, the report, and the hostile inputs, which must still end
-# with one line and exit 2. Usage: sanitize_test.sh SOURCE_DIR BUILD_DIR
+# and ops (over MPI, and a few over direct access), ps_sim, the report, and
+# the hostile inputs, which must still end with one line and exit 2. Usage: sanitize_test.sh SOURCE_DIR BUILD_DIR
 SRC=$1 DIR=$2
 source "$(dirname "$0")/support/check_lib.sh"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
@@ -36,6 +36,13 @@ for P in 3 4; do
   done
   run "$P" "$B/allreduce" -n 7,1009 --in-place -i 1 -x 0 --node-size 2 --segment 12 -a all \
     && ok "allreduce in place, nodes of 2, short segments, P=$P" || fail "allreduce nodes P=$P"
+  # The direct transport: peers' memory read through MPI shared memory.
+  for program in allreduce bcast gather alltoall; do
+    run "$P" "$B/$program" --transport direct -n 1,$((P + 1)),1009 -T all -o all -i 1 -x 0 -r 1 \
+      && ok "$program over direct access, P=$P" || fail "$program direct P=$P"
+  done
+  run "$P" "$B/allreduce" --transport direct --registered --in-place -n 7,1009 -i 1 -x 0 \
+    && ok "allreduce over direct access, registered, in place, P=$P" || fail "allreduce direct registered P=$P"
 done
 run 4 "$B/ps_sim" -M 64K -i 3 --mode colocated --placement hashed && ok "ps_sim colocated" \
   || fail "ps_sim colocated"

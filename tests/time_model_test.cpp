@@ -108,10 +108,13 @@ TEST_CASE("the segment the model picks: many where reductions hide, one where th
 TEST_CASE("auto's pick follows the machine: latency-bound small, bandwidth-bound large") {
   const auto op = make_operation("allreduce");
   const CostModel m = lines(5, 0.001, 0.0005);
-  auto pick = [&](size_t count) {
-    return op->algorithms[fastest(predict(*op, m, JobShape{8, count, 4, 0}))].name;
+  auto pick = [&](size_t count, bool maps_peers = false) {
+    return op->algorithms[fastest(*op, predict(*op, m, JobShape{8, count, 4, 0}), maps_peers)].name;
   };
   CHECK(pick(1) == "recursive_doubling");  // log2 P steps
   const std::string big = pick(size_t{1} << 24);
   CHECK((big == "rabenseifner" || big == "ring" || big == "double_binary_tree"));
+  // Where ranks read each other's memory: one step for a few bytes, two for many.
+  CHECK(pick(1, true) == "one_shot");
+  CHECK(pick(size_t{1} << 24, true) == "two_shot");
 }

@@ -1,0 +1,124 @@
+// The direct transport's regions between processes on one node: MPI-3 shared
+// memory. MPI_Win_allocate_shared gives every rank a segment the others map
+// (MPI_Win_shared_query says where); the ranks then load and store there
+// without calling MPI. Two windows: the control block (rank 0's, fixed) and
+// the regions (each rank's, grown as the shapes need).
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "direct_transport.hpp"
+
+namespace commlab {
+
+namespace {
+
+// MPI aligns a shared segment only to 8 bytes; the control block's counters
+// want their cache lines, and buffers any element type's vector loads.
+constexpr size_t kAlign = 256;
+
+// One shared window: `bytes` of this rank's, every rank's base as mapped
+// here (aligned to kAlign; null where a rank has none).
+struct SharedWindow {
+  MPI_Win win = MPI_WIN_NULL;
+  std::vector<char*> bases;
+
+  SharedWindow(MPI_Comm comm, size_t bytes) {
+    if (bytes) bytes += kAlign;
+    int P = 0;
+    MPI_Comm_size(comm, &P);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    // Each rank's segment on its own pages (near its own core), not one block.
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    char* mine = nullptr;
+    const int rc = MPI_Win_allocate_shared(MPI_Aint(bytes), 1, info, comm, &mine, &win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) throw std::runtime_error("MPI_Win_allocate_shared failed");
+    bases.resize(P);
+    for (int r = 0; r < P; ++r) {
+      MPI_Aint size = 0;
+      int unit = 0;
+      char* at = nullptr;
+      MPI_Win_shared_query(win, r, &size, &unit, &at);
+      const uintptr_t p = reinterpret_cast<uintptr_t>(at);
+      bases[r] = size ? reinterpret_cast<char*>((p + kAlign - 1) / kAlign * kAlign) : nullptr;
+    }
+  }
+  ~SharedWindow() {
+    if (win != MPI_WIN_NULL) MPI_Win_free(&win);
+  }
+  SharedWindow(const SharedWindow&) = delete;
+  SharedWindow& operator=(const SharedWindow&) = delete;
+};
+
+class MpiRegions : public Regions {
+ public:
+  explicit MpiRegions(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm, &me_);
+    MPI_Comm_size(comm, &P_);
+    control_ = std::make_unique<SharedWindow>(comm, me_ == 0 ? control_bytes(P_) : 0);
+    if (me_ == 0) init_control(control_->bases[0], P_);
+    MPI_Barrier(comm);  // written before anyone reads it
+    regions_ = std::make_unique<SharedWindow>(comm, 0);
+  }
+  int size() const override { return P_; }
+  char* base(int rank) const override { return regions_->bases.at(rank); }
+  size_t bytes() const override { return bytes_; }
+  void* control() const override { return control_->bases[0]; }
+  void reserve(size_t bytes) override {
+    if (bytes <= bytes_) return;
+    MPI_Barrier(comm_);  // nobody still reads the old regions
+    regions_.reset();
+    regions_ = std::make_unique<SharedWindow>(comm_, bytes);
+    bytes_ = bytes;
+  }
+
+ private:
+  MPI_Comm comm_;
+  int me_ = 0, P_ = 0;
+  size_t bytes_ = 0;
+  std::unique_ptr<SharedWindow> control_, regions_;
+};
+
+}  // namespace
+
+std::string direct_unavailable(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int P = 0, on_node = 0, all_here = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  const int here = on_node == P;
+  MPI_Allreduce(&here, &all_here, 1, MPI_INT, MPI_MIN, comm);
+  if (all_here) return "";
+  return fmt::format(
+      "--transport direct: the {} ranks are not all on one node (this one shares memory with {}); "
+      "direct access maps peers' memory, which only ranks on one node can",
+      P, on_node);
+}
+
+namespace {
+
+// A direct transport that owns what it runs over: MPI for allgather, the shared windows.
+struct Underneath {
+  std::unique_ptr<Transport> over_mpi;
+  std::unique_ptr<Regions> regions;
+};
+class DirectOverMpi : private Underneath, public DirectTransport {
+ public:
+  DirectOverMpi(Underneath u, Memory& mem)
+      : Underneath(std::move(u)), DirectTransport(*over_mpi, *regions, mem) {}
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem) {
+  Underneath u{make_mpi_transport(comm, TransportKind::host, mem),
+               std::make_unique<MpiRegions>(comm)};
+  return std::make_unique<DirectOverMpi>(std::move(u), mem);
+}
+
+}  // namespace commlab
