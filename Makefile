@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build test check check-slow bench ps-bench auto-bench gpu-bench fuzz clean
+.PHONY: all deps build test check check-slow bench ps-bench auto-bench direct-bench gpu-bench fuzz clean
 
 all: build
 
@@ -45,6 +45,11 @@ ps-bench: build
 # -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local_auto).
 auto-bench: build
 	bash bench/auto_bench.sh
+
+# -a auto over direct access (ranks reading each other's memory) against
+# MPI_Allreduce, three runs at P = 2 and 4 (results/local_direct, docs/direct.md).
+direct-bench: build
+	OUT=results/local_direct SIZES=1K:16M EXTRA="--transport direct" bash bench/auto_bench.sh
 
 # On a machine with a GPU: the GPU suite into results/gpu.
 gpu-bench: build

@@ -32,6 +32,17 @@ void release(void* p);
 void* alloc_pinned(size_t bytes);  // page-locked host memory, for staging
 void release_pinned(void* p);
 
+// Device memory other processes on this node map (CUDA IPC, for the direct
+// transport): its handle travels to them as bytes; open_shared() throws
+// with the reason where this GPU cannot map that memory.
+struct IpcHandle {
+  unsigned char bytes[64];  // a cudaIpcMemHandle_t
+};
+void* alloc_shared(size_t bytes, IpcHandle& handle);
+void release_shared(void* p);
+void* open_shared(const IpcHandle& handle);
+void close_shared(void* p);
+
 // Queued on the stream, in order: later work sees their results.
 void copy(void* dst, const void* src, size_t bytes);                   // any direction
 void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i] = acc[i] op in[i]

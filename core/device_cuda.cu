@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -149,6 +150,29 @@ void* alloc_pinned(size_t bytes) {
   return p;
 }
 void release_pinned(void* p) { cudaFreeHost(p); }
+
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "an IPC handle travels as its bytes");
+
+void* alloc_shared(size_t bytes, IpcHandle& handle) {
+  void* p = alloc(bytes);
+  cudaIpcMemHandle_t h;
+  check(cudaIpcGetMemHandle(&h, p), "cudaIpcGetMemHandle");
+  std::memcpy(handle.bytes, &h, sizeof h);
+  return p;
+}
+void release_shared(void* p) { release(p); }
+
+// Another GPU than this one needs peer access to it (NVLink or PCIe P2P); the
+// same GPU, several processes sharing it, needs none.
+void* open_shared(const IpcHandle& handle) {
+  cudaIpcMemHandle_t h;
+  std::memcpy(&h, handle.bytes, sizeof h);
+  void* p = nullptr;
+  check(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
+        "cudaIpcOpenMemHandle (this GPU cannot map a peer's memory)");
+  return p;
+}
+void close_shared(void* p) { cudaIpcCloseMemHandle(p); }
 
 void copy(void* dst, const void* src, size_t bytes) {
   if (bytes)

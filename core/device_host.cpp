@@ -21,6 +21,10 @@ void* alloc(size_t) { no_cuda(); }
 void release(void*) {}
 void* alloc_pinned(size_t) { no_cuda(); }
 void release_pinned(void*) {}
+void* alloc_shared(size_t, IpcHandle&) { no_cuda(); }
+void release_shared(void*) {}
+void* open_shared(const IpcHandle&) { no_cuda(); }
+void close_shared(void*) {}
 void copy(void*, const void*, size_t) { no_cuda(); }
 void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
 void sync() { no_cuda(); }

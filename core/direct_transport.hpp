@@ -9,7 +9,7 @@
 //   in-process tests   the threads' own heap blocks         HeapRegions, here
 //   host processes     MPI-3 shared memory                   mpi_regions.cpp
 //                      (MPI_Win_allocate_shared on the node's communicator)
-//   GPU processes      cudaMalloc'd regions, opened by the   (not yet built)
+//   GPU processes      cudaMalloc'd regions, opened by the   mpi_regions.cpp
 //                      others with cudaIpcOpenMemHandle
 //
 // Beside the regions, a control block in host memory every rank maps (the
@@ -89,8 +89,11 @@ class HeapRegions : public Regions {
 // Collective: why the ranks of `comm` cannot map each other's memory (not
 // all on one node), or "" (mpi_regions.cpp).
 std::string direct_unavailable(MPI_Comm comm);
-// The direct transport over MPI-3 shared memory among `comm`'s ranks, which
-// direct_unavailable() said can.
+// Collective, GPU buffers: why this rank's GPU cannot map its peers'
+// memory (a probe region opened by CUDA IPC), or "".
+std::string gpu_peers_unmappable(MPI_Comm comm);
+// The direct transport among `comm`'s ranks, which direct_unavailable()
+// said can: MPI-3 shared memory for host buffers, CUDA IPC for `mem` on the GPU.
 std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem);
 
 class DirectTransport : public Transport, public Peers {

@@ -1,13 +1,15 @@
-// The direct transport's regions between processes on one node: MPI-3 shared
-// memory. MPI_Win_allocate_shared gives every rank a segment the others map
-// (MPI_Win_shared_query says where); the ranks then load and store there
-// without calling MPI. Two windows: the control block (rank 0's, fixed) and
-// the regions (each rank's, grown as the shapes need).
+// The direct transport's regions between processes on one node. Host
+// buffers: MPI-3 shared memory. MPI_Win_allocate_shared gives every rank a
+// segment the others map (MPI_Win_shared_query says where); the ranks then
+// load and store there without calling MPI. Two windows: the control block
+// (rank 0's, fixed) and the regions (each rank's, grown as the shapes need).
+// GPU buffers: CUDA IPC for the regions, the same control block.
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <stdexcept>
 
+#include "device.hpp"
 #include "direct_transport.hpp"
 
 namespace commlab {
@@ -82,7 +84,74 @@ class MpiRegions : public Regions {
   std::unique_ptr<SharedWindow> control_, regions_;
 };
 
+// GPU buffers: each rank's region cudaMalloc'd, its IPC handle given to
+// the others (MPI_Allgather), and opened by each (cudaIpcOpenMemHandle); the
+// control block in host shared memory, as for host buffers.
+class GpuRegions : public Regions {
+ public:
+  explicit GpuRegions(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm, &me_);
+    MPI_Comm_size(comm, &P_);
+    control_ = std::make_unique<SharedWindow>(comm, me_ == 0 ? control_bytes(P_) : 0);
+    if (me_ == 0) init_control(control_->bases[0], P_);
+    MPI_Barrier(comm);
+    bases_.assign(P_, nullptr);
+  }
+  ~GpuRegions() override {
+    MPI_Barrier(comm_);  // nobody still opens or reads this rank's region
+    drop();
+  }
+  int size() const override { return P_; }
+  char* base(int rank) const override { return bases_.at(rank); }
+  size_t bytes() const override { return bytes_; }
+  void* control() const override { return control_->bases[0]; }
+  void reserve(size_t bytes) override {
+    if (bytes <= bytes_) return;
+    MPI_Barrier(comm_);  // nobody still reads the old regions
+    drop();
+    gpu::IpcHandle mine{};
+    bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
+    std::vector<gpu::IpcHandle> all(P_);
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_);
+    std::string error;
+    for (int r = 0; r < P_ && error.empty(); ++r) try {
+        if (r != me_) bases_[r] = static_cast<char*>(gpu::open_shared(all[r]));
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    bytes_ = bytes;
+    MPI_Barrier(comm_);  // every rank has opened every region before any is freed
+    if (!error.empty()) throw std::runtime_error(error);
+  }
+
+ private:
+  void drop() {
+    for (int r = 0; r < P_; ++r) {
+      if (bases_[r]) r == me_ ? gpu::release_shared(bases_[r]) : gpu::close_shared(bases_[r]);
+      bases_[r] = nullptr;
+    }
+    bytes_ = 0;
+  }
+  MPI_Comm comm_;
+  int me_ = 0, P_ = 0;
+  size_t bytes_ = 0;
+  std::unique_ptr<SharedWindow> control_;
+  std::vector<char*> bases_;
+};
+
 }  // namespace
+
+std::string gpu_peers_unmappable(MPI_Comm comm) {
+  std::string error;
+  try {
+    GpuRegions(comm).reserve(4096);
+  } catch (const std::exception& e) {
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    error = fmt::format("--transport direct: rank {}: {}", me, e.what());
+  }
+  return error;
+}
 
 std::string direct_unavailable(MPI_Comm comm) {
   MPI_Comm node;
@@ -116,8 +185,12 @@ class DirectOverMpi : private Underneath, public DirectTransport {
 }  // namespace
 
 std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem) {
-  Underneath u{make_mpi_transport(comm, TransportKind::host, mem),
-               std::make_unique<MpiRegions>(comm)};
+  std::unique_ptr<Regions> regions;
+  if (mem.on_gpu())
+    regions = std::make_unique<GpuRegions>(comm);
+  else
+    regions = std::make_unique<MpiRegions>(comm);
+  Underneath u{make_mpi_transport(comm, TransportKind::host, mem), std::move(regions)};
   return std::make_unique<DirectOverMpi>(std::move(u), mem);
 }
 

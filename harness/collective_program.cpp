@@ -219,6 +219,9 @@ class ShapeRun {
     if (c.impl != Impl::mpi || !runner_.library_counted()) return;
     c.forced = forced;
     for (size_t i = 0; i < models.size(); ++i) {
+      // A library passes messages: what reads peers' memory (two_shot moves
+      // the ring's bytes in as many reads) is not what it ran.
+      if (op_.algorithms[i].reads_peers) continue;
       c.known.emplace_back(op_.algorithms[i].name, models[i]);
       if (op_.algorithms[i].name == forced) c.model = models[i];
     }

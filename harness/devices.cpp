@@ -34,13 +34,10 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   DeviceSetup d;
   if (opts.transport == TransportKind::direct) {
     agree_or_exit(comm, direct_unavailable(comm));
-    agree_or_exit(comm, opts.device == Device::cuda
-                            ? "--transport direct on GPU buffers (CUDA IPC) is not built yet; "
-                              "use it with -d host"
-                            : "");
     d.transport = TransportKind::direct;
     d.gpu_line = fmt::format(
-        "# transport direct: ranks read each other's registered memory (MPI shared memory); {}\n",
+        "# transport direct: ranks read each other's registered memory ({}); {}\n",
+        opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory",
         opts.registered ? "buffers registered (--registered)"
                         : "private buffers, copied in and out inside the timed call");
   }
@@ -51,6 +48,7 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   const NodePlace place = place_on_node(nodes, me);
   int gpus = gpu::select(place.rank);  // ranks on a node take its GPUs in turn
   d.transport = choose_transport(comm, opts);
+  if (d.transport == TransportKind::direct) agree_or_exit(comm, gpu_peers_unmappable(comm));
   // NCCL needs a GPU per rank on every node.
   int most_local = 0, fewest_gpus = 0;
   MPI_Allreduce(&place.size, &most_local, 1, MPI_INT, MPI_MAX, comm);
@@ -63,7 +61,8 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
     d.nccl_note = "no NCCL rows: " + d.nccl_note;
   }
   d.gpu_line =
-      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
+      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note) +
+      d.gpu_line;  // and the direct transport's line
   return d;
 }
 

@@ -70,6 +70,25 @@ else
   refused $? "--transport cuda-aware" "not CUDA-aware"
 fi
 
+# The direct transport on GPU buffers (docs/direct.md): every rank maps the
+# others' regions by CUDA IPC (the emulated GPU: a memfd opened through
+# /proc), at P = 1, 3 and 4 sharing the GPU; every hand-written algorithm's
+# result right and its reads from peers its model's.
+for P in 1 3 4; do
+  extra=(); [ "$P" = 4 ] && extra=(--in-place); [ "$P" = 3 ] && extra=(--registered)
+  if run "$P" "$BIN/allreduce" -d cuda --transport direct -n 1,$((P + 1)),100003 -T float32,int64,float16 \
+       -o sum,max -i 1 -x 0 "${extra[@]}" && ! grep -q FAIL "$TMP/out" && grep -q "^# transport direct" "$TMP/out" \
+     && grep -q "two_shot .* ok" "$TMP/out"; then
+    ok "allreduce over direct access on the GPU, P=$P ${extra[*]}: $(grep -cE ' ok *$' "$TMP/out") rows ok"
+  else
+    fail "allreduce direct on the GPU, P=$P"
+  fi
+done
+for prog in bcast gather alltoall reduce_scatter; do
+  run 3 "$BIN/$prog" -d cuda --transport direct -n 1,100003 -i 1 -x 0 -r 1 && ! grep -q FAIL "$TMP/out" \
+    && ok "$prog over direct access on the GPU, P=3" || fail "$prog direct on the GPU"
+done
+
 # More than the GPU holds: one line, exit 2, before anything is allocated.
 gpu_mib=1024  # the emulated GPU's
 [ $emulated = 0 ] && gpu_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | sort -n | head -1)
@@ -87,6 +106,17 @@ elif command -v compute-sanitizer >/dev/null; then
       ok "memcheck $prog: $(grep -h -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$TMP/out" "$TMP/err")"
     else
       fail "memcheck $prog"
+    fi
+  done
+  # The kernels that read peers' memory: memcheck, racecheck, synccheck over direct access.
+  for tool in memcheck racecheck synccheck; do
+    if timeout "$RUN_TIMEOUT" mpirun -q --oversubscribe -np 2 compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 "$BIN/allreduce" -d cuda --transport direct -a one_shot,two_shot,ring \
+      -n 1,100003,1500007 -T float32,float16 -i 1 -x 0 >"$TMP/out" 2>"$TMP/err" \
+      && grep -q "ERROR SUMMARY: 0 errors" "$TMP/out" "$TMP/err"; then
+      ok "$tool, direct access: $(grep -h -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$TMP/out" "$TMP/err")"
+    else
+      fail "$tool, direct access"
     fi
   done
 else

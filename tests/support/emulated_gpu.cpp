@@ -7,6 +7,7 @@
 // - The stream runs queued work only when the host waits for it (sync, an
 //   event, a compare, a free): the latest a GPU could. A missing wait shows as
 //   stale data; a pinned slot refilled before its copy ran shows as wrong data.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <map>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "device.hpp"
@@ -95,6 +97,60 @@ void release(void* p) {  // as cudaFree: waits for the work queued before it
   munmap(p, it->second);
   g_device.erase(it);
 }
+
+// CUDA IPC, emulated: the memory is a memfd, its handle the owner's pid and
+// descriptor, opened by another process through /proc (as root, or the same
+// user). A peer's mapping is device memory here too: touched only by queued work.
+namespace {
+struct SharedMemory {
+  int64_t pid, fd;
+  uint64_t bytes;
+};
+static_assert(sizeof(SharedMemory) <= sizeof(IpcHandle));
+std::map<uintptr_t, int> g_shared_fd;  // this process's shared allocations: their memfd
+
+void* map_device(int fd, size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) throw std::runtime_error("emulated GPU: mmap of shared memory failed");
+  g_device[reinterpret_cast<uintptr_t>(p)] = bytes;
+  return p;
+}
+}  // namespace
+
+void* alloc_shared(size_t bytes, IpcHandle& handle) {
+  const size_t page = sysconf(_SC_PAGESIZE),
+               mapped = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+  const int fd = memfd_create("commlab-emulated-gpu", 0);
+  if (fd < 0 || ftruncate(fd, off_t(mapped)) != 0)
+    throw std::runtime_error("emulated GPU: memfd_create failed");
+  void* p = map_device(fd, mapped);
+  g_shared_fd[reinterpret_cast<uintptr_t>(p)] = fd;
+  const SharedMemory m{getpid(), fd, mapped};
+  std::memcpy(handle.bytes, &m, sizeof m);
+  return p;
+}
+
+void release_shared(void* p) {
+  auto it = g_shared_fd.find(reinterpret_cast<uintptr_t>(p));
+  if (it == g_shared_fd.end()) throw std::logic_error("gpu::release_shared: not shared memory");
+  const int fd = it->second;
+  g_shared_fd.erase(it);
+  release(p);
+  close(fd);
+}
+
+void* open_shared(const IpcHandle& handle) {
+  SharedMemory m;
+  std::memcpy(&m, handle.bytes, sizeof m);
+  const std::string path = "/proc/" + std::to_string(m.pid) + "/fd/" + std::to_string(m.fd);
+  const int fd = open(path.c_str(), O_RDWR);
+  if (fd < 0) throw std::runtime_error("emulated GPU: cannot open a peer's memory at " + path);
+  void* p = map_device(fd, m.bytes);
+  close(fd);
+  return p;
+}
+
+void close_shared(void* p) { release(p); }
 
 void* alloc_pinned(size_t bytes) {
   void* p = std::malloc(std::max<size_t>(bytes, 16));
