@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -58,7 +59,9 @@ bool Regions::failed() const {
 }
 
 HeapRegions::HeapRegions(int P, size_t bytes)
-    : bytes_(bytes), control_(new (std::align_val_t(kLine)) char[control_bytes(P)]) {
+    : bytes_(bytes),
+      control_(static_cast<char*>(std::aligned_alloc(kLine, control_bytes(P))), std::free) {
+  if (!control_) throw std::bad_alloc();
   for (int r = 0; r < P; ++r) regions_.emplace_back(new char[std::max<size_t>(bytes, 1)]);
   init_control(control_.get(), P);
 }
@@ -151,14 +154,20 @@ bool DirectTransport::take(int from) {
 
 void DirectTransport::progress() {
   Lane* lanes = control_of(regions_).lanes(P_);
-  while (!waiting_.empty()) {  // into free slots, in the order posted
-    const Send s = waiting_.front();
-    Lane& lane = lanes[me_ * P_ + s.to];
+  // Into free slots, in the order posted to each rank; a full lane holds up
+  // the sends to its rank only.
+  std::vector<bool> full(waiting_.empty() ? 0 : P_);
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    Lane& lane = lanes[me_ * P_ + it->to];
     const uint64_t n = lane.posted.value.load(std::memory_order_relaxed);
-    if (n - lane.taken.value.load(std::memory_order_acquire) == kSlots) break;
-    lane.slots[n % kSlots] = {s.offset, s.bytes};
+    if (full[it->to] || n - lane.taken.value.load(std::memory_order_acquire) == kSlots) {
+      full[it->to] = true;
+      ++it;
+      continue;
+    }
+    lane.slots[n % kSlots] = {it->offset, it->bytes};
     lane.posted.value.store(n + 1, std::memory_order_release);
-    waiting_.pop_front();
+    it = waiting_.erase(it);
   }
   for (int from = 0; from < P_; ++from)
     while (take(from)) {

@@ -83,7 +83,7 @@ class HeapRegions : public Regions {
  private:
   size_t bytes_;
   std::vector<std::unique_ptr<char[]>> regions_;
-  std::unique_ptr<char[]> control_;
+  std::unique_ptr<char, void (*)(void*)> control_;  // aligned to a cache line
 };
 
 // Collective: why the ranks of `comm` cannot map each other's memory (not

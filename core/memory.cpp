@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -61,6 +62,7 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
 void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const void* b,
                        size_t count) {
   if (!on_gpu()) return red.apply_to(dst, a, b, count);
+  if (dst == b) std::swap(a, b);  // every op commutes: dst may be either term
   copy(dst, a, count * red.esize());
   reduce(red, dst, b, count);
 }

@@ -98,7 +98,7 @@ class GpuRegions : public Regions {
     bases_.assign(P_, nullptr);
   }
   ~GpuRegions() override {
-    MPI_Barrier(comm_);  // nobody still opens or reads this rank's region
+    MPI_Barrier(comm_);  // nobody still reads a region
     drop();
   }
   int size() const override { return P_; }
@@ -109,27 +109,41 @@ class GpuRegions : public Regions {
     if (bytes <= bytes_) return;
     MPI_Barrier(comm_);  // nobody still reads the old regions
     drop();
-    gpu::IpcHandle mine{};
-    bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
-    std::vector<gpu::IpcHandle> all(P_);
-    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_);
+    // Each step agreed by every rank before the next, so that a rank that
+    // fails leaves none waiting in a collective it skipped.
     std::string error;
-    for (int r = 0; r < P_ && error.empty(); ++r) try {
-        if (r != me_) bases_[r] = static_cast<char*>(gpu::open_shared(all[r]));
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
+    gpu::IpcHandle mine{};
+    try {
+      bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (everyone(error.empty())) {
+      std::vector<gpu::IpcHandle> all(P_);
+      MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_);
+      for (int r = 0; r < P_ && error.empty(); ++r) try {
+          if (r != me_) bases_[r] = static_cast<char*>(gpu::open_shared(all[r]));
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+    }
     bytes_ = bytes;
-    MPI_Barrier(comm_);  // every rank has opened every region before any is freed
-    if (!error.empty()) throw std::runtime_error(error);
+    if (!everyone(error.empty()))  // every rank has opened every region before any is freed
+      throw std::runtime_error(error.empty() ? "another rank could not map its region" : error);
   }
 
  private:
+  bool everyone(bool mine) {  // collective
+    int ok = mine, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+    return all;
+  }
+  // Collective: the peers' regions closed everywhere before any is freed.
   void drop() {
-    for (int r = 0; r < P_; ++r) {
-      if (bases_[r]) r == me_ ? gpu::release_shared(bases_[r]) : gpu::close_shared(bases_[r]);
-      bases_[r] = nullptr;
-    }
+    for (int r = 0; r < P_; ++r)
+      if (r != me_ && bases_[r]) gpu::close_shared(bases_[r]), bases_[r] = nullptr;
+    MPI_Barrier(comm_);
+    if (bases_[me_]) gpu::release_shared(bases_[me_]), bases_[me_] = nullptr;
     bytes_ = 0;
   }
   MPI_Comm comm_;

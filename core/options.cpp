@@ -149,7 +149,7 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "append one row per measurement to FILE as JSON Lines (an object per line)");
   app.add_flag("--show", o.show,
                "print buffers before/after and the schedule by phase (default: P elements)");
-  app.add_flag("--steps", o.show_steps, "with --show: each rank's buffer after every step");
+  app.add_flag("--steps", o.show_steps, "--show, and each rank's buffer after every step");
   app.add_option("--segment", t.segment,
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,

@@ -318,6 +318,9 @@ class ShapeRun {
     } else {
       char* from = in_place ? reg.out : reg.in;
       c.watched = reg.out;
+      // What is copied out must be this row's result, not an earlier row's
+      // left in the registered buffer: it starts as junk, as `out` does.
+      Buffer::view(out.dtype(), out.count(), o_.device, reg.out).fill([](size_t) { return kJunk; });
       c.run = [job, &mem, &input, &out, from, reg, in_place] {
         mem.copy(from, in_place ? out.data() : input.data(), input.bytes());
         job(from, reg.out);
