@@ -35,7 +35,7 @@ std::string name(Phase p) {
 void Comm::attach(Recorder* recorder) {
   recorder_ = recorder;
   phase_ = Phase::none;
-  if (recorder) recorder->peer_start(t_->peer_bytes());
+  if (recorder) recorder->start(t_->peer_bytes(), *mem_);
 }
 
 void Comm::watch(const void* buf, size_t bytes) {

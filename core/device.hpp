@@ -46,6 +46,8 @@ void close_shared(void* p);
 // Queued on the stream, in order: later work sees their results.
 void copy(void* dst, const void* src, size_t bytes);                   // any direction
 void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i] = acc[i] op in[i]
+// dst[i] = a[i] op b[i], one pass; dst may be a or b.
+void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count);
 void sync();  // until everything queued has finished
 
 // Staging: an event marks a point in the stream, so a pinned buffer is reused

@@ -27,23 +27,25 @@ struct alignas(16) Pack {
   T v[16 / sizeof(T)];
 };
 
+// dst = a (op) b, element by element; dst may be a or b (a reduction into
+// acc is dst = a = acc). Either term may be a peer's memory (CUDA IPC).
 template <class T, Op O>
-__global__ void reduce_packs(Pack<T>* acc, const Pack<T>* in, size_t packs) {
+__global__ void reduce_packs(Pack<T>* dst, const Pack<T>* a, const Pack<T>* b, size_t packs) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < packs;
        i += size_t(gridDim.x) * blockDim.x) {
-    Pack<T> a = acc[i];
-    const Pack<T> b = in[i];
+    Pack<T> x = a[i];
+    const Pack<T> y = b[i];
 #pragma unroll
-    for (int k = 0; k < int(16 / sizeof(T)); ++k) a.v[k] = combine(O, a.v[k], b.v[k]);
-    acc[i] = a;
+    for (int k = 0; k < int(16 / sizeof(T)); ++k) x.v[k] = combine(O, x.v[k], y.v[k]);
+    dst[i] = x;
   }
 }
 
 template <class T, Op O>
-__global__ void reduce_elements(T* acc, const T* in, size_t count) {
+__global__ void reduce_elements(T* dst, const T* a, const T* b, size_t count) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
        i += size_t(gridDim.x) * blockDim.x)
-    acc[i] = combine(O, acc[i], in[i]);
+    dst[i] = combine(O, a[i], b[i]);
 }
 
 template <class T>
@@ -67,22 +69,25 @@ unsigned blocks_for(size_t items) {
 }
 
 template <class T, Op O>
-void launch_reduce(void* acc, const void* in, size_t count) {
-  auto* a = static_cast<T*>(acc);
-  auto* b = static_cast<const T*>(in);
+void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) {
+  auto* d = static_cast<T*>(dst_v);
+  auto* a = static_cast<const T*>(a_v);
+  auto* b = static_cast<const T*>(b_v);
   constexpr size_t per_pack = 16 / sizeof(T);
   size_t packs = 0;
-  // Chunks start anywhere in a buffer: vectorise only when both are 16-byte aligned.
-  if (reinterpret_cast<uintptr_t>(a) % 16 == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0) {
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  // Chunks start anywhere in a buffer: vectorise only when all are 16-byte aligned.
+  if (aligned(d) && aligned(a) && aligned(b)) {
     packs = count / per_pack;
     if (packs)
       reduce_packs<T, O><<<blocks_for(packs), kThreads, 0, g_stream>>>(
-          reinterpret_cast<Pack<T>*>(a), reinterpret_cast<const Pack<T>*>(b), packs);
+          reinterpret_cast<Pack<T>*>(d), reinterpret_cast<const Pack<T>*>(a),
+          reinterpret_cast<const Pack<T>*>(b), packs);
   }
   const size_t done = packs * per_pack;
   if (done < count)
-    reduce_elements<T, O>
-        <<<blocks_for(count - done), kThreads, 0, g_stream>>>(a + done, b + done, count - done);
+    reduce_elements<T, O><<<blocks_for(count - done), kThreads, 0, g_stream>>>(
+        d + done, a + done, b + done, count - done);
   check(cudaGetLastError(), "reduction kernel");
 }
 
@@ -183,7 +188,15 @@ void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
   if (count == 0) return;
   visit_dtype(t, [&](auto x) {
     using T = decltype(x);
-    visit_op(op, [&](auto o) { launch_reduce<T, decltype(o)::value>(acc, in, count); });
+    visit_op(op, [&](auto o) { launch_reduce<T, decltype(o)::value>(acc, acc, in, count); });
+  });
+}
+
+void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count) {
+  if (count == 0) return;
+  visit_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    visit_op(op, [&](auto o) { launch_reduce<T, decltype(o)::value>(dst, a, b, count); });
   });
 }
 

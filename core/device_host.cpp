@@ -27,6 +27,7 @@ void* open_shared(const IpcHandle&) { no_cuda(); }
 void close_shared(void*) {}
 void copy(void*, const void*, size_t) { no_cuda(); }
 void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
+void reduce_to(DType, Op, void*, const void*, const void*, size_t) { no_cuda(); }
 void sync() { no_cuda(); }
 Event event_create() { no_cuda(); }
 void event_record(Event) { no_cuda(); }

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -46,6 +45,7 @@ void* Memory::scratch(size_t bytes) {
 
 void Memory::copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || dst == src) return;
+  moved_B_ += 2 * bytes;
   if (on_gpu())
     gpu::copy(dst, src, bytes);
   else
@@ -53,6 +53,7 @@ void Memory::copy(void* dst, const void* src, size_t bytes) {
 }
 
 void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t count) {
+  moved_B_ += 3 * count * red.esize();
   if (on_gpu())
     gpu::reduce(red.dtype, red.op, acc, in, count);
   else
@@ -61,10 +62,11 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
 
 void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const void* b,
                        size_t count) {
-  if (!on_gpu()) return red.apply_to(dst, a, b, count);
-  if (dst == b) std::swap(a, b);  // every op commutes: dst may be either term
-  copy(dst, a, count * red.esize());
-  reduce(red, dst, b, count);
+  moved_B_ += 3 * count * red.esize();
+  if (on_gpu())
+    gpu::reduce_to(red.dtype, red.op, dst, a, b, count);
+  else
+    red.apply_to(dst, a, b, count);
 }
 
 void Memory::sync() {

@@ -3,6 +3,7 @@
 // on the GPU both are queued on the stream and run in the order asked.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "reduce.hpp"
 #include "types.hpp"
@@ -28,10 +29,13 @@ class Memory {
   void copy(void* dst, const void* src, size_t bytes);
   // acc[i] = acc[i] (op) in[i] for i < count.
   void reduce(const Reduction& red, void* acc, const void* in, size_t count);
-  // dst[i] = a[i] (op) b[i]: one pass on the host (on the GPU, for now, a copy and a reduction).
+  // dst[i] = a[i] (op) b[i], in one pass; dst may be a or b.
   void reduce_to(const Reduction& red, void* dst, const void* a, const void* b, size_t count);
   // GPU: until every queued copy and kernel has finished. Host: nothing.
   void sync();
+  // The bytes the copies and reductions asked of it so far read and wrote
+  // (a copy of B: 2B; a reduction of B: 3B), in its memory or a peer's.
+  uint64_t moved_B() const { return moved_B_; }
 
  private:
   Device where_;
@@ -39,6 +43,7 @@ class Memory {
   size_t scratch_B_ = 0;
   void* placed_ = nullptr;
   size_t placed_B_ = 0;
+  uint64_t moved_B_ = 0;
 };
 
 }  // namespace commlab

@@ -62,6 +62,7 @@ void Recorder::read(const TraceEntry& message) {
 }
 
 void Recorder::snapshot(Memory& mem) {
+  moved_start_B_ += watched_B_ ? 2 * watched_B_ : 0;  // the recorder's own copy, not the run's
   Snapshot s{step_now_, std::vector<char>(watched_B_)};
   if (watched_B_) mem.copy(s.bytes.data(), watched_, watched_B_);
   mem.sync();
@@ -77,6 +78,7 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
   Counts mine = mine_;
   const PeerBytes now = transport.peer_bytes();
   mine.peer = {now.read_B - peer_start_.read_B, now.written_B - peer_start_.written_B};
+  if (mem_) mine.moved_B = mem_->moved_B() - moved_start_B_;
   const auto all = gather_records(transport, std::vector<Counts>{mine});
   // A message read from a peer's memory is its sender's, though only its reader recorded it.
   std::vector<uint64_t> sent_B(all.size());
@@ -93,6 +95,7 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
     t.msgs_total += c.msgs;
     t.peer_read_max_rank_B = std::max(t.peer_read_max_rank_B, c.peer.read_B);
     t.peer_written_max_rank_B = std::max(t.peer_written_max_rank_B, c.peer.written_B);
+    t.memory_moved_total_B += c.moved_B;
   }
   t.port_critical_B = port_bytes(trace, nodes);
   return t;

@@ -51,9 +51,13 @@ class Recorder {
   // A read from a peer's memory (Comm::read): a message its sender never
   // saw, so it is always kept, and counted as the sender's when gathered.
   void read(const TraceEntry& message);
-  // The transport's peer bytes as the recording starts (Comm::attach), so
-  // that only this run's are counted.
-  void peer_start(PeerBytes at) { peer_start_ = at; }
+  // The transport's peer bytes and the memory's moved bytes as the
+  // recording starts (Comm::attach), so that only this run's are counted.
+  void start(PeerBytes peer, const Memory& mem) {
+    peer_start_ = peer;
+    mem_ = &mem;
+    moved_start_B_ = mem.moved_B();
+  }
   void watch(const void* buf, size_t bytes) {
     if (keep_ == Keep::states) watched_ = buf, watched_B_ = bytes;
   }
@@ -83,10 +87,13 @@ class Recorder {
     uint64_t sent_B = 0, recv_B = 0, msgs = 0;
     int64_t last_step = -1;
     PeerBytes peer;
+    uint64_t moved_B = 0;
   };
   Keep keep_;
   Counts mine_;
   PeerBytes peer_start_;
+  const Memory* mem_ = nullptr;
+  uint64_t moved_start_B_ = 0;
   std::vector<TraceEntry> trace_;
   int step_now_ = -1;  // the latest step this rank has begun, for snapshots
   const void* watched_ = nullptr;

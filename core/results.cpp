@@ -103,6 +103,9 @@ const std::vector<CsvColumn>& schema() {
       {"model_peer_written_max_rank_B", traffic(&Row::model, &Traffic::peer_written_max_rank_B),
        Kind::integer},
       {"buffers", [](const Row& r) { return name(r.buffers); }},
+      {"memory_moved_B", [](const Row& r) { return opt(r.memory_moved_B); }, Kind::integer},
+      {"memory_GBps", [](const Row& r) { return r.memory_GBps ? fixed(*r.memory_GBps, 6) : ""; },
+       Kind::real},
   };
   return columns;
 }

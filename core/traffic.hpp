@@ -54,6 +54,9 @@ struct Traffic {
   // peers' memory, and wrote into it. Counted by the transport as it copies;
   // 0 on every other transport.
   uint64_t peer_read_max_rank_B = 0, peer_written_max_rank_B = 0;
+  // Counted only, and not compared with a model: the bytes every rank's
+  // copies and reductions read and wrote (Memory::moved_B), summed.
+  uint64_t memory_moved_total_B = 0;
   // The schedule step by step as the time model sees it (time_model.hpp);
   // like the critical path, model-only.
   std::vector<StepLoad> path;

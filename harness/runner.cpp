@@ -205,6 +205,12 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   if (row.counted && row.t_avg_us > 0)
     row.link_GBps =
         std::max(row.counted->sent_max_rank_B, row.counted->recv_max_rank_B) / row.t_avg_us / 1e3;
+  // Over direct access every byte is moved by the ranks' own copies and
+  // reductions: their sum over the time is the memory's (the GPU's) throughput.
+  if (direct() && row.impl == Impl::hand && row.counted) {
+    row.memory_moved_B = row.counted->memory_moved_total_B;
+    if (row.t_avg_us > 0) row.memory_GBps = double(*row.memory_moved_B) / row.t_avg_us / 1e3;
+  }
 }
 
 Row Runner::measure(const Shape& shape, const Case& c) {

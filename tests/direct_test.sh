@@ -9,7 +9,7 @@
 BIN=$1
 source "$(dirname "$0")/support/check_lib.sh"
 csv=$TMP/r.csv
-cols=impl,algorithm,check,traffic,peer_read_max_rank_B,model_peer_read_max_rank_B,peer_written_max_rank_B,buffers,transport
+cols=impl,algorithm,check,traffic,peer_read_max_rank_B,model_peer_read_max_rank_B,peer_written_max_rank_B,buffers,transport,memory_moved_B
 # rows NP ARGS...: a fresh CSV of one launch, those columns a row a line.
 rows() { rm -f "$csv"; run "$@" -i 2 -x 1 --csv "$csv" && "$BIN/report" --column "$cols" "$csv"; }
 # Rows that are not right: a check not ok, a hand-written row whose traffic
@@ -48,12 +48,15 @@ done
 # --registered: the rows say so; the default says private; the heading says which.
 out=$(rows 4 "$BIN/allreduce" --transport direct --registered -a ring,two_shot -n 1000)
 [ "$(cut -f8 <<<"$out" | sort -u | tr '\n' ' ')" = "private registered " ] \
-  && [ "$(grep -c $'\tregistered\tdirect$' <<<"$out")" = 2 ] && grep -q $'^mpi\t.*\tprivate\thost$' <<<"$out" && grep -q "buffers registered" "$TMP/out" \
+  && [ "$(grep -c $'\tregistered\tdirect\t[0-9]*$' <<<"$out")" = 2 ] && grep -q $'^mpi\t.*\tprivate\thost\t$' <<<"$out" && grep -q "buffers registered" "$TMP/out" \
   && ok "--registered: the hand-written rows say registered, the library's private" || fail "--registered: $out"
 out=$(rows 4 "$BIN/allreduce" --transport direct -a two_shot -n 1000)
-grep -q $'two_shot\tok\texact\t6000\t6000\t0\tprivate\tdirect' <<<"$out" \
+# Its memory traffic, a rank's: the 3 chunks its peers read copied to
+# scratch (2 x 3000 B), its chunk reduced from 4 terms (3 passes of 3 x 1000 B),
+# its sum copied out (2 x 1000 B), 3 chunks read (2 x 3000 B): 23000 B, 4 ranks.
+grep -q $'two_shot\tok\texact\t6000\t6000\t0\tprivate\tdirect\t92000$' <<<"$out" \
   && grep -q "private buffers, copied in and out" "$TMP/out" \
-  && ok "two_shot P=4, 4000 B: a rank reads 3 chunks of 1000 B in each of 2 steps, private buffers" \
+  && ok "two_shot P=4, 4000 B: a rank reads 3 chunks of 1000 B in each of 2 steps; 92000 B moved in memory" \
   || fail "two_shot counts: $out"
 
 # The programs named for them run over direct access by themselves.

@@ -179,6 +179,14 @@ void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
     });
 }
 
+void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count) {
+  if (count)
+    enqueue([=] {
+      Open open{dst, a, b};
+      Reduction{t, op}.apply_to(dst, a, b, count);
+    });
+}
+
 void sync() { run_until(g_queued); }
 
 Event event_create() { return new EventMark; }
