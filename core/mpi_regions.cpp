@@ -55,20 +55,34 @@ struct SharedWindow {
   SharedWindow& operator=(const SharedWindow&) = delete;
 };
 
-class MpiRegions : public Regions {
+// What host and GPU regions share: the ranks of `comm`, and the control
+// block in host shared memory (rank 0's, written before anyone reads it).
+class SharedControl : public Regions {
  public:
-  explicit MpiRegions(MPI_Comm comm) : comm_(comm) {
+  explicit SharedControl(MPI_Comm comm) : comm_(comm) {
     MPI_Comm_rank(comm, &me_);
     MPI_Comm_size(comm, &P_);
     control_ = std::make_unique<SharedWindow>(comm, me_ == 0 ? control_bytes(P_) : 0);
     if (me_ == 0) init_control(control_->bases[0], P_);
-    MPI_Barrier(comm);  // written before anyone reads it
-    regions_ = std::make_unique<SharedWindow>(comm, 0);
+    MPI_Barrier(comm);
   }
   int size() const override { return P_; }
+  void* control() const override { return control_->bases[0]; }
+
+ protected:
+  MPI_Comm comm_;
+  int me_ = 0, P_ = 0;
+
+ private:
+  std::unique_ptr<SharedWindow> control_;
+};
+
+class MpiRegions : public SharedControl {
+ public:
+  explicit MpiRegions(MPI_Comm comm)
+      : SharedControl(comm), regions_(std::make_unique<SharedWindow>(comm, 0)) {}
   char* base(int rank) const override { return regions_->bases.at(rank); }
   size_t bytes() const override { return bytes_; }
-  void* control() const override { return control_->bases[0]; }
   void reserve(size_t bytes) override {
     if (bytes <= bytes_) return;
     MPI_Barrier(comm_);  // nobody still reads the old regions
@@ -78,33 +92,22 @@ class MpiRegions : public Regions {
   }
 
  private:
-  MPI_Comm comm_;
-  int me_ = 0, P_ = 0;
   size_t bytes_ = 0;
-  std::unique_ptr<SharedWindow> control_, regions_;
+  std::unique_ptr<SharedWindow> regions_;
 };
 
 // GPU buffers: each rank's region cudaMalloc'd, its IPC handle given to
 // the others (MPI_Allgather), and opened by each (cudaIpcOpenMemHandle); the
 // control block in host shared memory, as for host buffers.
-class GpuRegions : public Regions {
+class GpuRegions : public SharedControl {
  public:
-  explicit GpuRegions(MPI_Comm comm) : comm_(comm) {
-    MPI_Comm_rank(comm, &me_);
-    MPI_Comm_size(comm, &P_);
-    control_ = std::make_unique<SharedWindow>(comm, me_ == 0 ? control_bytes(P_) : 0);
-    if (me_ == 0) init_control(control_->bases[0], P_);
-    MPI_Barrier(comm);
-    bases_.assign(P_, nullptr);
-  }
+  explicit GpuRegions(MPI_Comm comm) : SharedControl(comm), bases_(P_, nullptr) {}
   ~GpuRegions() override {
     MPI_Barrier(comm_);  // nobody still reads a region
     drop();
   }
-  int size() const override { return P_; }
   char* base(int rank) const override { return bases_.at(rank); }
   size_t bytes() const override { return bytes_; }
-  void* control() const override { return control_->bases[0]; }
   void reserve(size_t bytes) override {
     if (bytes <= bytes_) return;
     MPI_Barrier(comm_);  // nobody still reads the old regions
@@ -146,10 +149,7 @@ class GpuRegions : public Regions {
     if (bases_[me_]) gpu::release_shared(bases_[me_]), bases_[me_] = nullptr;
     bytes_ = 0;
   }
-  MPI_Comm comm_;
-  int me_ = 0, P_ = 0;
   size_t bytes_ = 0;
-  std::unique_ptr<SharedWindow> control_;
   std::vector<char*> bases_;
 };
 
