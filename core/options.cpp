@@ -181,8 +181,7 @@ void interpret(const Typed& t, Options& o) {
   if (o.device == Device::host && o.transport && o.transport != TransportKind::direct)
     throw UsageError("--transport " + t.transport + ": GPU buffers only (-d cuda); host buffers "
                      "travel over MPI, or --transport direct");
-  if (o.registered && o.transport != TransportKind::direct)
-    throw UsageError("--registered: only with --transport direct (the buffers peers map)");
+
   o.dtypes = parse_list("-T", t.dtypes, all_dtypes(), Repeats::refused, parse_dtype);
   o.ops = parse_list("-o", t.ops, all_ops(), Repeats::refused, parse_op);
   // Every buffer's bytes, from here on computed as count x element size, fit in 64 bits.

@@ -103,6 +103,8 @@ std::vector<std::string> runnable(const Operation& op, const Options& o,
 // Everything about the flags that needs P, on every rank alike.
 void refuse_bad_input(const Operation& op, const Options& o, int P) {
   refuse_bad_library_flags(op, o, P);
+  if (o.registered && o.transport != TransportKind::direct)
+    throw UsageError("--registered: only with --transport direct (the buffers peers map)");
   if (o.in_place && op.in_place_form == InPlace::never)
     throw UsageError("--in-place: " + op.name + " has no in-place form");
   if (!op.has_data) return;

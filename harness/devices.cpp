@@ -39,7 +39,8 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
         "# transport direct: ranks read each other's registered memory ({}); {}\n",
         opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory",
         opts.registered ? "buffers registered (--registered)"
-                        : "private buffers, copied in and out inside the timed call");
+                        : "private buffers: what peers read is copied to registered memory "
+                          "inside the timed call");
   }
   if (opts.device != Device::cuda) return d;
   agree_or_exit(comm, gpu::unavailable_reason());

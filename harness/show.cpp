@@ -56,7 +56,7 @@ void show_schedule(const std::vector<TraceEntry>& trace,
                    const std::vector<std::vector<Snapshot>>& states, DType dtype, size_t count,
                    int P) {
   const int steps = trace.empty() ? 0 : trace.back().step + 1;
-  fmt::print("  schedule: {} messages in {} steps{}\n", trace.size(), steps,
+  fmt::print("  schedule: {} messages in {} step{}{}\n", trace.size(), steps, steps == 1 ? "" : "s",
              states.empty() ? ""
                             : "; under each step, every rank's buffer after it (-1: not written yet)");
   Phase phase = Phase::none;

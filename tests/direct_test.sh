@@ -55,14 +55,17 @@ out=$(rows 4 "$BIN/allreduce" --transport direct -a two_shot -n 1000)
 # scratch (2 x 3000 B), its chunk reduced from 4 terms (3 passes of 3 x 1000 B),
 # its sum copied out (2 x 1000 B), 3 chunks read (2 x 3000 B): 23000 B, 4 ranks.
 grep -q $'two_shot\tok\texact\t6000\t6000\t0\tprivate\tdirect\t92000$' <<<"$out" \
-  && grep -q "private buffers, copied in and out" "$TMP/out" \
+  && grep -q "private buffers: what peers read is copied" "$TMP/out" \
   && ok "two_shot P=4, 4000 B: a rank reads 3 chunks of 1000 B in each of 2 steps; 92000 B moved in memory" \
   || fail "two_shot counts: $out"
 
-# The programs named for them run over direct access by themselves.
+# The programs named for them run over direct access by themselves, --registered too.
 run 3 "$BIN/allreduce_one_shot" -n 10 -i 1 -x 0 && grep -q "one_shot .* ok" "$TMP/out" \
   && grep -q "^# transport direct" "$TMP/out" && ok "allreduce_one_shot takes --transport direct by itself" \
   || fail "allreduce_one_shot"
+run 3 "$BIN/allreduce_two_shot" --registered -n 10 -i 1 -x 0 && grep -q "two_shot .* ok" "$TMP/out" \
+  && grep -q "buffers registered" "$TMP/out" && ok "allreduce_two_shot --registered" \
+  || fail "allreduce_two_shot --registered"
 # --show --steps: the schedule of reads, by phase.
 run 3 "$BIN/allreduce_two_shot" --show --steps && grep -q "reduce-scatter" "$TMP/out" \
   && grep -q "step 1: 0->1 chunk 0 (4 B)" "$TMP/out" && ok "two_shot --show --steps: its reads by phase" \
