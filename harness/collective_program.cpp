@@ -309,17 +309,15 @@ class ShapeRun {
     const Buffer& input = d.input;
     Memory& mem = comm_.memory();
     const bool in_place = d.in_place;
+    char* from = in_place ? reg.out : reg.in;
+    c.watched = reg.out;
     if (o_.registered) {
-      char* from = in_place ? reg.out : reg.in;
-      c.watched = reg.out;
       c.prepare = [&mem, &input, from] {
         mem.copy(from, input.data(), input.bytes());
         mem.sync();
       };
       c.run = [job, from, reg] { job(from, reg.out); };
     } else {
-      char* from = in_place ? reg.out : reg.in;
-      c.watched = reg.out;
       // What is copied out must be this row's result, not an earlier row's
       // left in the registered buffer: it starts as junk, as `out` does.
       Buffer::view(out.dtype(), out.count(), o_.device, reg.out).fill([](size_t) { return kJunk; });
