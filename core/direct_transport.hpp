@@ -49,6 +49,18 @@
 
 namespace commlab {
 
+// Where a job's buffers lie in every rank's region (the same offsets on
+// every rank, so that a peer finds a buffer where its own is): the input
+// at 0, the result, then scratch, each aligned for any element type.
+struct RegionLayout {
+  size_t out_at = 0, scratch_at = 0, scratch_B = 0;
+  size_t bytes() const { return scratch_at + scratch_B; }
+  static RegionLayout of(size_t in_B, size_t out_B, size_t scratch_B) {
+    auto line = [](size_t b) { return (b + 255) / 256 * 256; };
+    return {line(in_B), line(in_B) + line(out_B), scratch_B};
+  }
+};
+
 // Every rank's region as this process addresses it, and the control block.
 class Regions {
  public:

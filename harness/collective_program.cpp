@@ -158,7 +158,8 @@ class ShapeRun {
                            size_t N) {
     OneShape d(*this, dtype, op_kind, N);
     std::vector<Row> rows = library_rows(algorithms, d);
-    if (runner_.direct()) d.reg = register_buffers(d);
+    if (runner_.direct())
+      d.reg = runner_.register_buffers(region_layout(d.truth, d.P, d.N, d.red.esize()));
     for (Row& row : hand_rows(algorithms, d)) rows.push_back(std::move(row));
     return rows;
   }
@@ -283,19 +284,6 @@ class ShapeRun {
     std::vector<std::unique_ptr<LibraryStaging>> stagings;
   };
 
-  // The direct transport's buffers for d's shape, the same size on every
-  // rank: the largest any rank's layout asks, and scratch of twice that
-  // (the most any algorithm takes).
-  Runner::Registered register_buffers(const OneShape& d) {
-    size_t in = 0, out = 0;
-    for (int r = 0; r < d.P; ++r) {
-      const Layout L = d.truth.layout(r);
-      in = std::max(in, L.in), out = std::max(out, L.out);
-    }
-    const size_t es = d.red.esize(), largest_B = std::max({in, out, d.N}) * es;
-    return runner_.register_buffers(in * es, out * es, 2 * largest_B);
-  }
-
   // A hand-written case on the direct transport. By default the user's
   // buffers are private: the input is copied into the registered one and
   // the result out of it inside the timed call, as a library on private
@@ -320,7 +308,8 @@ class ShapeRun {
     } else {
       // What is copied out must be this row's result, not an earlier row's
       // left in the registered buffer: it starts as junk, as `out` does.
-      Buffer::view(out.dtype(), out.count(), o_.device, reg.out).fill([](size_t) { return kJunk; });
+      mem.copy(reg.out, out.data(), out.bytes());
+      mem.sync();
       c.run = [job, &mem, &input, &out, from, reg, in_place] {
         mem.copy(from, in_place ? out.data() : input.data(), input.bytes());
         job(from, reg.out);
@@ -335,6 +324,7 @@ class ShapeRun {
     Case c;
     c.algorithm = name;
     c.impl = impl;
+    out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
     const bool in_place = d.in_place;
     Buffer& input = d.input;
     c.prepare = [&out, &input, in_place] {
@@ -359,7 +349,6 @@ class ShapeRun {
     }
     c.input = &input;
     c.output = &out;
-    out.fill([](size_t) { return kJunk; });  // a result never written shows as wrong
     return c;
   }
 

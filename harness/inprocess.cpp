@@ -29,30 +29,6 @@ std::vector<double> values_of(const Buffer& b) {
 
 std::vector<double> values(DType t, const Snapshot& s) { return values_of(Buffer::from_bytes(t, s.bytes)); }
 
-namespace {
-
-// The direct transport's regions for a run: each rank's input, result and
-// scratch at the same offsets (the largest any rank's layout asks).
-struct RegionLayout {
-  size_t out_at = 0, scratch_at = 0, scratch_B = 0;
-  size_t bytes() const { return scratch_at + scratch_B; }
-};
-RegionLayout region_layout(const Truth& truth, const InProcessRun& run) {
-  auto line = [](size_t b) { return (b + 255) / 256 * 256; };
-  size_t in = 0, out = 0;
-  for (int r = 0; r < run.P; ++r) {
-    const Layout L = truth.layout(r);
-    in = std::max(in, L.in), out = std::max(out, L.out);
-  }
-  const size_t es = element_size(run.dtype);
-  RegionLayout l;
-  l.out_at = line(in * es);
-  l.scratch_at = l.out_at + line(out * es);
-  l.scratch_B = 2 * std::max({in, out, run.N}) * es;
-  return l;
-}
-
-}  // namespace
 
 InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   Truth truth(run.op, {run.fill, run.dtype, run.op_kind, run.P}, run.root, run.N, run.in_place);
@@ -65,7 +41,7 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   const Nodes nodes = run.nodes.empty() ? Nodes::blocks(run.P, run.P) : run.nodes;
   const bool direct = run.direct || run.algo.reads_peers;
   result.direct = direct;
-  const RegionLayout at = region_layout(truth, run);
+  const RegionLayout at = region_layout(truth, run.P, run.N, element_size(run.dtype));
   std::optional<HeapRegions> regions;
   if (direct) regions.emplace(run.P, at.bytes());
   world.run([&](Transport& threads) {

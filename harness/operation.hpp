@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/direct_transport.hpp"
 #include "collectives/algorithm.hpp"
 #include "core/outcome.hpp"
 #include "core/pattern.hpp"
@@ -142,6 +143,11 @@ class Truth {
   bool in_place_;
   std::vector<int64_t> reduced_;
 };
+
+// The direct transport's region for a job of N elements of esize bytes:
+// the largest input and result any rank's layout asks, and scratch of twice
+// the largest buffer (the most any algorithm takes).
+RegionLayout region_layout(const Truth& truth, int P, size_t N, size_t esize);
 
 // Counts and displacements for MPI's v-variants (ints: the program refuses
 // counts over INT_MAX), and whether the plain call will do.

@@ -25,7 +25,7 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   opts.root, comm.size()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport);
-  if (direct()) register_buffers(0, 0, kProbeScratch_B);  // the time model's probe sends from it
+  if (direct()) register_buffers(RegionLayout::of(0, 0, kProbeScratch_B));  // the time model's probe sends from it
 
   info_.program = opts.program;
   info_.device = name(opts.device);
@@ -54,14 +54,12 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   MPI_Group_free(&mine);
 }
 
-Runner::Registered Runner::register_buffers(size_t in_B, size_t out_B, size_t scratch_B) {
-  auto line = [](size_t b) { return (b + 255) / 256 * 256; };  // each buffer aligned for any type
+Runner::Registered Runner::register_buffers(const RegionLayout& layout) {
   Peers& peers = *comm_.transport().peers();
-  const size_t out_at = line(in_B), scratch_at = out_at + line(out_B);
-  peers.reserve(scratch_at + scratch_B);
+  peers.reserve(layout.bytes());
   char* region = peers.region();
-  mem_.place_scratch(region + scratch_at, scratch_B);
-  return {region, region + out_at};
+  mem_.place_scratch(region + layout.scratch_at, layout.scratch_B);
+  return {region, region + layout.out_at};
 }
 
 int Runner::exit_code() const { return failed_ ? kExitWrong : 0; }

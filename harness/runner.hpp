@@ -12,6 +12,7 @@
 #include "core/buffer.hpp"
 #include "core/library_monitor.hpp"
 #include "core/comm.hpp"
+#include "core/direct_transport.hpp"
 #include "core/memory.hpp"
 #include "core/nodes.hpp"
 #include "core/options.hpp"
@@ -74,16 +75,15 @@ class Runner {
 
   Row measure(const Shape& shape, const Case& c);
 
-  // The direct transport (--transport direct) runs on registered buffers:
-  // at the same offsets in every rank's region (symmetric), so that a peer
-  // finds a buffer where its own is. Collective, every rank asking the same
-  // sizes: room for in_B, out_B, and scratch of scratch_B, where the memory's
-  // scratch now lives. Earlier pointers into the region are gone.
+  // The direct transport (--transport direct) runs on registered buffers,
+  // laid out alike in every rank's region (RegionLayout). Collective, every
+  // rank asking the same layout: the memory's scratch now lives there.
+  // Earlier pointers into the region are gone.
   bool direct() const { return device_.transport == TransportKind::direct; }
   struct Registered {
     char *in, *out;
   };
-  Registered register_buffers(size_t in_B, size_t out_B, size_t scratch_B);
+  Registered register_buffers(const RegionLayout& layout);
   // 0 when every check passed, kExitWrong otherwise (same on every rank).
   int exit_code() const;
 

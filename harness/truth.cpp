@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "operation.hpp"
 
 namespace commlab {
@@ -35,6 +37,15 @@ void Truth::precompute() {
   std::vector<int64_t> all(N_);
   for (size_t i = 0; i < N_; ++i) all[i] = reduced(i);
   reduced_ = std::move(all);
+}
+
+RegionLayout region_layout(const Truth& truth, int P, size_t N, size_t esize) {
+  size_t in = 0, out = 0;
+  for (int r = 0; r < P; ++r) {
+    const Layout L = truth.layout(r);
+    in = std::max(in, L.in), out = std::max(out, L.out);
+  }
+  return RegionLayout::of(in * esize, out * esize, 2 * std::max({in, out, N}) * esize);
 }
 
 }  // namespace commlab
