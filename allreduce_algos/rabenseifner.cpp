@@ -66,7 +66,7 @@ void allreduce_rabenseifner(const CollectiveJob& job) {
     const int partner = fold.real_rank(v ^ d);
     const Block keep = kept(held, v, d), give = given(held, v, d);
     job.comm.sendrecv_reduce(partner, at(give), bytes(give), partner, incoming, at(keep),
-                             bytes(keep), job.red, {step, kSeveralChunks});
+                             bytes(keep), job.red, {step, give.lo, give.hi - 1});
     held = keep;
   }
   job.comm.begin_phase(Phase::all_gather);
@@ -75,7 +75,7 @@ void allreduce_rabenseifner(const CollectiveJob& job) {
     const int partner = fold.real_rank(v ^ d);
     const Block theirs = partners(held, v, d);
     job.comm.sendrecv(partner, at(held), bytes(held), partner, at(theirs), bytes(theirs),
-                      {step, kSeveralChunks});
+                      {step, held.lo, held.hi - 1});
     held = joined(held, theirs);
   }
   fold.fold_out(job, data, job.count * es, step);

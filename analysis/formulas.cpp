@@ -23,6 +23,10 @@ FormulaMatch match_formula(double T, const std::vector<Quantity>& quantities, do
   return m;
 }
 
+FormulaMatch taught_is(double T, const std::vector<Quantity>& quantities, int P, double esize) {
+  return match_formula(T, quantities, uneven_split_slack_B(P, esize));
+}
+
 std::string FormulaMatch::describe(double T, const std::vector<Quantity>& quantities) const {
   if (matches.empty())
     return nearest.empty() ? "nothing" : fmt::format("none; {:.2f} x {}", ratio, nearest);

@@ -33,6 +33,7 @@ struct Settings {
   int ranks_per_node = 1;
   LinkModel link;
   std::vector<const CollectiveAlgorithm*> algorithms;
+  std::string left_out;  // algorithms "all" leaves out here, and why
   std::optional<WholeFile> csv;
 };
 
@@ -221,6 +222,28 @@ std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& tex
   return out;
 }
 
+// An algorithm that reads peers' memory (one_shot, two_shot) runs only
+// where every rank is on one node: left out of "all" when some P spans
+// nodes, refused when named.
+void only_where_they_run(Settings& s, bool named) {
+  const int most_P = *std::max_element(s.Ps.begin(), s.Ps.end());
+  if (most_P <= s.ranks_per_node) return;
+  for (const CollectiveAlgorithm* a : s.algorithms)
+    if (a->reads_peers && named)
+      throw UsageError(fmt::format("-a {}: it reads its peers' memory, which only ranks on one node "
+                                   "can; P = {} spans nodes of {} (--ranks-per-node)",
+                                   a->name, most_P, s.ranks_per_node));
+  for (const CollectiveAlgorithm* a : s.algorithms)
+    if (a->reads_peers) s.left_out += (s.left_out.empty() ? "" : ", ") + a->name;
+  if (!s.left_out.empty())
+    s.left_out += fmt::format(": they read their peers' memory, which ranks on nodes of {} cannot "
+                              "at P = {}",
+                              s.ranks_per_node, most_P);
+  s.algorithms.erase(std::remove_if(s.algorithms.begin(), s.algorithms.end(),
+                                    [](const CollectiveAlgorithm* a) { return a->reads_peers; }),
+                     s.algorithms.end());
+}
+
 // The command line, every input checked before anything is printed (the
 // --csv path too); nullopt after --help or --links.
 std::optional<Settings> parse(int argc, char** argv) {
@@ -262,6 +285,7 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.link = chosen_link(link_name, alpha_us, GBps, folder);
   if (gamma_GBps) s.link.gamma_GBps = *gamma_GBps;
   s.algorithms = chosen_algorithms(algorithms);
+  only_where_they_run(s, algorithms != "all");
   if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
@@ -278,6 +302,7 @@ std::string header(const Settings& s) {
   for (int P : s.Ps)
     if (P > 1 && P <= s.ranks_per_node) one_node += fmt::format("{}{}", one_node.empty() ? "" : ", ", P);
   if (!one_node.empty()) h += "# at P = " + one_node + " every rank is on one node: no byte crosses a link\n";
+  if (!s.left_out.empty()) h += "# left out: " + s.left_out + "\n";
   return h;
 }
 

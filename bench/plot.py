@@ -15,7 +15,12 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # one line, as bench/settings.sh says it, not a traceback
+    print(f"error: {sys.executable} has no matplotlib: install python3-matplotlib (Debian; scripts/deps.sh), "
+          "or run this with a Python that has it", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -29,7 +29,7 @@ void allgather_bruck(const CollectiveJob& job) {
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     const int n = std::min(d, P - d);
     comm.sendrecv((me - d + P) % P, held, bytes(0, n), (me + d) % P, held + bytes(0, d),
-                  bytes(d, d + n), {k, n == 1 ? me : kSeveralChunks});
+                  bytes(d, d + n), {k, me, (me + n - 1) % P});
   }
   rotate_copy(job.mem, job.out, held, job.count * es, (job.count - parts.offset(me)) * es);
 }

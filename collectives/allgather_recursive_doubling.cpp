@@ -37,7 +37,7 @@ void allgather_recursive_doubling(const CollectiveJob& job) {
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     const int peer = me ^ d, mine = me & ~(d - 1), theirs = peer & ~(d - 1);
     comm.sendrecv(peer, at(mine), group_bytes(mine, d), peer, at(theirs), group_bytes(theirs, d),
-                  {k, d == 1 ? me : kSeveralChunks});
+                  {k, mine, std::min(mine + d, P) - 1});
   }
 }
 

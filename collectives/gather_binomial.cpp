@@ -42,7 +42,7 @@ void gather_binomial(const CollectiveJob& job) {
   for (int k = 0, d = 1; d < P; ++k, d *= 2) {
     if (v % (2 * d) == d) {
       comm.send(rank_of(v - d), held, bytes(v, std::min(v + d, P)),
-                {k, d == 1 || v + 1 == P ? me : kSeveralChunks});
+                {k, rank_of(v), rank_of(std::min(v + d, P) - 1)});
       return;
     }
     if (v + d < P)

@@ -50,7 +50,7 @@ void scatter_binomial(const CollectiveJob& job) {
     if (v + d >= P) continue;
     const int end = std::min(v + 2 * d, P);
     comm.send(rank_of(v + d), held + bytes(v, v + d), bytes(v + d, end),
-              {L - 1 - log2_exact(d), end - v - d == 1 ? rank_of(v + d) : kSeveralChunks});
+              {L - 1 - log2_exact(d), rank_of(v + d), rank_of(end - 1)});
   }
   const bool root_in_place = v == 0 && job.in_place();
   const size_t own = job.parts().size(me) * es;  // first in what it holds

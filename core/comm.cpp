@@ -46,13 +46,17 @@ void Comm::sending(int to, size_t bytes, Step step) {
   if (!recorder_) return;
   const int index = step_index(step);
   recorder_->begin_step(index, *mem_);
-  recorder_->sent({index, rank(), to, step.chunk, bytes, phase_});
+  TraceEntry e{index, rank(), to, step.chunk, bytes, phase_};
+  e.last_chunk = step.last;
+  recorder_->sent(e);
 }
 
-void Comm::receiving(size_t bytes, Step step) {
+void Comm::receiving(int from, size_t bytes, Step step, Landing landing) {
   if (!recorder_) return;
-  recorder_->begin_step(step_index(step), *mem_);
-  recorder_->received(bytes);
+  const int index = step_index(step);
+  recorder_->begin_step(index, *mem_);
+  recorder_->received({index, from, rank(), step.chunk, bytes, phase_, false,
+                       landing == Landing::reduced, landing == Landing::deferred, step.last});
 }
 
 void Comm::exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
@@ -77,27 +81,27 @@ void Comm::send(int to, const void* buf, size_t bytes, Step step) {
 }
 
 void Comm::recv(int from, void* buf, size_t bytes, Step step) {
-  receiving(bytes, step);
+  receiving(from, bytes, step, Landing::stored);
   exchange(kNoRank, nullptr, 0, from, buf, bytes, nullptr, nullptr);
 }
 
 void Comm::sendrecv(int to, const void* sbuf, size_t sbytes, int from, void* rbuf, size_t rbytes,
                     Step step) {
   sending(to, sbytes, step);
-  receiving(rbytes, step);
+  receiving(from, rbytes, step, Landing::stored);
   exchange(to, sbuf, sbytes, from, rbuf, rbytes, nullptr, nullptr);
 }
 
 void Comm::recv_reduce(int from, void* incoming, void* acc, size_t bytes, const Reduction& red,
                        Step step) {
-  receiving(bytes, step);
+  receiving(from, bytes, step, Landing::reduced);
   exchange(kNoRank, nullptr, 0, from, incoming, bytes, &red, acc);
 }
 
 void Comm::sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* incoming,
                            void* acc, size_t rbytes, const Reduction& red, Step step) {
   sending(to, sbytes, step);
-  receiving(rbytes, step);
+  receiving(from, rbytes, step, Landing::reduced);
   exchange(to, sbuf, sbytes, from, incoming, rbytes, &red, acc);
 }
 
@@ -107,7 +111,7 @@ void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
 }
 
 void Comm::irecv(int from, void* buf, size_t bytes, Step step) {
-  receiving(bytes, step);
+  receiving(from, bytes, step, Landing::deferred);
   t_->irecv(from, buf, bytes);
 }
 
@@ -119,21 +123,21 @@ Peers& Comm::peers() {
   return *p;
 }
 
-void Comm::reading(int from, size_t bytes, Step step) {
+void Comm::reading(int from, size_t bytes, Step step, bool reduced) {
   if (!recorder_) return;
   const int index = step_index(step);
   recorder_->begin_step(index, *mem_);
-  recorder_->read({index, from, rank(), step.chunk, bytes, phase_});
+  recorder_->read({index, from, rank(), step.chunk, bytes, phase_, true, reduced, false, step.last});
 }
 
 void Comm::read(int from, const void* theirs, void* dst, size_t bytes, Step step) {
-  reading(from, bytes, step);
+  reading(from, bytes, step, false);
   peers().read(from, theirs, dst, bytes);
 }
 
 void Comm::read_reduce(int from, const void* theirs, void* acc, size_t bytes,
                        const Reduction& red, Step step) {
-  reading(from, bytes, step);
+  reading(from, bytes, step, true);
   peers().read_reduce(from, theirs, acc, bytes / red.esize(), red);
 }
 
@@ -144,7 +148,7 @@ void Comm::reduce_from_all(const void* where, const void* own, void* dst, size_t
   if (P == 1) return mem_->copy(dst, own, bytes);
   auto term = [&](int q) -> const void* { return q == me ? own : peer(q, where); };
   for (int q : {0, 1})
-    if (q != me) reading(q, bytes, step);
+    if (q != me) reading(q, bytes, step, true);
   const size_t count = bytes / red.esize();
   peers().read_reduce_to(0, term(0), 1, term(1), dst, count, red);
   for (int q = 2; q < P; ++q) {

@@ -22,11 +22,13 @@
 namespace commlab {
 
 constexpr int kWholeBuffer = -1;
-constexpr int kSeveralChunks = -2;  // a run of consecutive chunks (a subtree's, a group's)
 
 struct Step {
   int index;                 // round of the schedule, from 0
   int chunk = kWholeBuffer;  // which chunk the message carries, for --show
+  // A run of chunks (a subtree's, a group's): chunk, chunk+1, ... last,
+  // counting round past P-1 to 0 (--show: "chunks 3..1" at P = 4 is 3, 0, 1).
+  int last = kWholeBuffer;
 };
 
 // The part of a schedule a step belongs to, as --show names it: a lecture
@@ -131,8 +133,11 @@ class Comm {
  private:
   int step_index(Step step) const { return step.index + step_offset_; }
   void sending(int to, size_t bytes, Step step);
-  void receiving(size_t bytes, Step step);
-  void reading(int from, size_t bytes, Step step);
+  // What a receive does with its message, for the recorder: stores it,
+  // reduces it, or (irecv) leaves it to the algorithm.
+  enum class Landing { stored, reduced, deferred };
+  void receiving(int from, size_t bytes, Step step, Landing landing);
+  void reading(int from, size_t bytes, Step step, bool reduced);
   Peers& peers();  // the transport's, or logic_error
   // Blocking exchange; acc (op)= each received piece when red is given.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,

@@ -25,8 +25,14 @@ int64_t exact_integers(DType t) {
 }
 
 int64_t Pattern::value(int rank, size_t index) const {
-  if (fill == Fill::rank) return rank;
   const int64_t i = static_cast<int64_t>(index), r = rank, p = P;
+  if (fill == Fill::rank) {
+    // 10r + i: the tens say whose, the units where, so that a chunk added into
+    // the wrong place shows in --show. r alone for a product, and where the
+    // sum of P such values would not be exact in the dtype.
+    const bool exact = 10 * (p - 1) + i <= exact_integers(dtype) / std::max<int64_t>(p, 1);
+    return op != Op::prod && exact ? 10 * r + i : r;
+  }
   if (op == Op::prod) {
     const int64_t factors = dtype == DType::float16 ? 15 : 20;  // float16 ends at 65504
     const int64_t k = std::max<int64_t>(2, (p + factors - 1) / factors);

@@ -12,7 +12,7 @@ namespace commlab {
 
 enum class Fill {
   pattern,  // varies with rank and index (the default)
-  rank,     // every element of rank r is r: the known vectors of docs/formulas.md, for --show
+  rank,     // element i of rank r is 10r + i: the known vectors of docs/formulas.md, for --show
 };
 
 // The inputs of one run of P ranks: what each rank's element i holds.

@@ -119,14 +119,26 @@ Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const N
   return t;
 }
 
-std::vector<TraceEntry> Recorder::gather_trace(Transport& transport) const {
+namespace {
+
+std::vector<TraceEntry> gather_sorted(Transport& transport, const std::vector<TraceEntry>& mine) {
   std::vector<TraceEntry> all;
-  for (const auto& theirs : gather_records(transport, trace_))
+  for (const auto& theirs : gather_records(transport, mine))
     all.insert(all.end(), theirs.begin(), theirs.end());
   std::stable_sort(all.begin(), all.end(), [](const TraceEntry& a, const TraceEntry& b) {
     return a.step != b.step ? a.step < b.step : a.from < b.from;
   });
   return all;
+}
+
+}  // namespace
+
+std::vector<TraceEntry> Recorder::gather_trace(Transport& transport) const {
+  return gather_sorted(transport, trace_);
+}
+
+std::vector<TraceEntry> Recorder::gather_arrivals(Transport& transport) const {
+  return gather_sorted(transport, arrivals_);
 }
 
 // Each rank's snapshots travel as two records: what each is (its step and

@@ -20,7 +20,10 @@ struct TraceEntry {
   int step, from, to, chunk;
   uint64_t bytes;
   Phase phase;
-  bool read = false;  // recorded by its receiver, which read it from the sender's memory
+  bool read = false;     // recorded by its receiver, which read it from the sender's memory
+  bool reduced = false;  // its receiver reduced it into its buffer (arrivals and reads)
+  bool deferred = false; // an arrival posted by irecv: what the algorithm does with it is its own
+  int last_chunk = -1;   // a run of chunks, chunk .. last_chunk (core/comm.hpp: Step)
 };
 
 // A rank's buffer as it stood after `after_step` (-1: before its first step).
@@ -47,7 +50,12 @@ class Recorder {
   // offset applied): a step not begun before snapshots the end of the last.
   void begin_step(int step, Memory& mem);
   void sent(const TraceEntry& message);
-  void received(uint64_t bytes) { mine_.recv_B += bytes; }
+  // What a rank received, as its receiver saw it (`to` the receiver), kept
+  // where messages are: whether it was reduced shows only here.
+  void received(const TraceEntry& arrival) {
+    mine_.recv_B += arrival.bytes;
+    if (keep_ != Keep::counts) arrivals_.push_back(arrival);
+  }
   // A read from a peer's memory (Comm::read): a message its sender never
   // saw, so it is always kept, and counted as the sender's when gathered.
   void read(const TraceEntry& message);
@@ -77,6 +85,7 @@ class Recorder {
   Traffic gather_counts(Transport& transport, const Nodes& nodes,
                         const std::vector<TraceEntry>& trace) const;
   std::vector<TraceEntry> gather_trace(Transport& transport) const;  // by step, then sender
+  std::vector<TraceEntry> gather_arrivals(Transport& transport) const;  // the same order
   // Every count from a gathered trace alone, the receivers' bytes included:
   // for messages a rank only saw leave (the library's, core/library_monitor.hpp).
   static Traffic counts_of(const std::vector<TraceEntry>& trace, int P, const Nodes& nodes);
@@ -94,7 +103,7 @@ class Recorder {
   PeerBytes peer_start_;
   const Memory* mem_ = nullptr;
   uint64_t moved_start_B_ = 0;
-  std::vector<TraceEntry> trace_;
+  std::vector<TraceEntry> trace_, arrivals_;
   int step_now_ = -1;  // the latest step this rank has begun, for snapshots
   const void* watched_ = nullptr;
   size_t watched_B_ = 0;

@@ -63,7 +63,10 @@ const std::vector<CsvColumn>& schema() {
       {"model_steps", traffic(&Row::model, &Traffic::steps), Kind::integer},
       {"model_critical_path_B", traffic(&Row::model, &Traffic::critical_path_B), Kind::integer},
       {"taught_formula", [](const Row& r) { return r.taught_formula; }},
-      {"taught_T_B", [](const Row& r) { return fixed(r.taught_T_B, 0); }, Kind::real},
+      // Empty where no formula is taught (the library's rows, most operations).
+      {"taught_T_B",
+       [](const Row& r) { return r.taught_formula.empty() ? std::string() : fixed(r.taught_T_B, 0); },
+       Kind::real},
       {"wrong", [](const Row& r) { return opt(r.wrong); }, Kind::integer},
       {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }, Kind::integer},
       {"traffic", [](const Row& r) { return name(r.traffic); }},

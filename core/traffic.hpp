@@ -23,10 +23,20 @@ struct StepLoad {
   uint64_t read_reduces = 0, read_reduced_B = 0;
 };
 
-// One message of a schedule: in which step who sends how many bytes to whom.
+// What the receiver does with a message before its step can end: stores it,
+// reduces it into its own buffer, or reduces it while the next message of
+// the step is already in flight (a pipeline: only the last one's reduction
+// shows in the time). Or, where ranks map each other's memory, no message
+// at all: the receiver reads the bytes from the sender's memory (a copy),
+// or reduces them from there into its own (one pass, nothing copied).
+enum class Arrival { stored, reduced, reduced_in_flight, read, read_reduced };
+
+// One message of a schedule: in which step who sends how many bytes to whom,
+// and what the receiver does with it.
 struct Message {
   int step, from, to;
   uint64_t bytes;
+  Arrival arrival = Arrival::stored;
 };
 
 // The bytes that cross the busiest node's port, summed over the steps. Each
@@ -125,13 +135,6 @@ class StepPorts {
   int64_t busiest_ = 0;
 };
 
-// What the receiver does with a message before its step can end: stores it,
-// reduces it into its own buffer, or reduces it while the next message of
-// the step is already in flight (a pipeline: only the last one's reduction
-// shows in the time). Or, where ranks map each other's memory, no message
-// at all: the receiver reads the bytes from the sender's memory (a copy),
-// or reduces them from there into its own (one pass, nothing copied).
-enum class Arrival { stored, reduced, reduced_in_flight, read, read_reduced };
 
 // A model written as the schedule's list of messages: who sends how many
 // bytes to whom at which step. The critical path is taken as the sum, over
@@ -144,7 +147,7 @@ class Tally {
     sent_[from] += bytes;
     recv_[to] += bytes;
     if (arrival != Arrival::stored && arrival != Arrival::read) reduced_[to] += bytes;
-    messages_.push_back({step, from, to, bytes});
+    messages_.push_back({step, from, to, bytes, arrival});
     ++msgs_;
     Step& s = steps_[step];
     s.widest = std::max(s.widest, s.pair_B[{from, to}] += bytes);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace commlab {
 
@@ -26,6 +27,12 @@ std::vector<double> values_of(const Buffer& b) {
 }
 
 }  // namespace
+
+std::string describe(const Sent& m) {
+  return fmt::format("step {}: rank {} -> rank {}, {} B{}{}", m.step, m.from, m.to, m.bytes,
+                     m.chunk >= 0 ? fmt::format(" (chunk {})", m.chunk) : "",
+                     !m.seen ? "" : m.reduced ? ", reduced on arrival" : ", stored on arrival");
+}
 
 std::vector<double> values(DType t, const Snapshot& s) { return values_of(Buffer::from_bytes(t, s.bytes)); }
 
@@ -74,8 +81,10 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
       throw;
     }
     if (run.trace) recorder.snapshot(mem);
-    const Traffic t = recorder.gather_counts(comm.transport(), nodes);
-    if (me == 0) result.counted = t;
+    const std::vector<TraceEntry> sent = recorder.gather_trace(comm.transport());
+    const std::vector<TraceEntry> arrived = recorder.gather_arrivals(comm.transport());
+    const Traffic t = recorder.gather_counts(comm.transport(), nodes, sent);
+    if (me == 0) result.counted = t, result.sent = sent, result.arrived = arrived;
     result.snapshots[me] = recorder.snapshots();
     result.outputs[me] = values_of(out);
     if (!run.op.has_data) return;
@@ -101,7 +110,62 @@ std::string InProcessResult::verdict(const Traffic& model) const {
         (direct ? fmt::format(", read from peers {} vs {}", counted.peer_read_max_rank_B,
                               expected.peer_read_max_rank_B)
                 : "");
+  if (const auto d = first_difference(model))
+    return fmt::format("message {} (by step, sender, receiver) differs from the model's: {} vs {}",
+                       d->index + 1, d->counted ? describe(*d->counted) : "none",
+                       d->model ? describe(*d->model) : "none");
   return "";
+}
+
+namespace {
+
+bool before(const Sent& a, const Sent& b) {
+  return std::tie(a.step, a.from, a.to, a.bytes, a.reduced) <
+         std::tie(b.step, b.from, b.to, b.bytes, b.reduced);
+}
+
+bool same(const Sent& a, const Sent& b) {
+  return std::tie(a.step, a.from, a.to, a.bytes) == std::tie(b.step, b.from, b.to, b.bytes) &&
+         (a.reduced == b.reduced || !a.seen || !b.seen);
+}
+
+// What ran, message by message: each as its sender sent it, reduced or not
+// as its receiver said (the first unmatched arrival of the same step and pair).
+std::vector<Sent> counted_messages(const std::vector<TraceEntry>& sent,
+                                   std::vector<TraceEntry> arrived) {
+  std::vector<Sent> all;
+  for (const TraceEntry& e : sent) {
+    bool reduced = e.reduced, seen = true;
+    if (!e.read) {
+      auto it = std::find_if(arrived.begin(), arrived.end(), [&](const TraceEntry& a) {
+        return a.step == e.step && a.from == e.from && a.to == e.to;
+      });
+      if (it != arrived.end()) reduced = it->reduced, seen = !it->deferred, it->step = -1;  // taken
+    }
+    all.push_back({e.step, e.from, e.to, e.bytes, reduced, e.chunk, seen});
+  }
+  std::stable_sort(all.begin(), all.end(), before);
+  return all;
+}
+
+}  // namespace
+
+std::optional<MessageDifference> InProcessResult::first_difference(const Traffic& model) const {
+  const std::vector<Sent> ran = counted_messages(sent, arrived);
+  std::vector<Sent> modelled;
+  for (const Message& m : model.messages)
+    modelled.push_back({m.step, m.from, m.to, m.bytes,
+                        m.arrival != Arrival::stored && m.arrival != Arrival::read});
+  std::stable_sort(modelled.begin(), modelled.end(), before);
+  for (size_t i = 0; i < std::max(ran.size(), modelled.size()); ++i) {
+    const bool in_ran = i < ran.size(), in_model = i < modelled.size();
+    if (in_ran && in_model && same(ran[i], modelled[i])) continue;
+    MessageDifference d{i, ran.size(), modelled.size(), {}, {}};
+    if (in_ran) d.counted = ran[i];
+    if (in_model) d.model = modelled[i];
+    return d;
+  }
+  return std::nullopt;
 }
 
 }  // namespace commlab

@@ -3,6 +3,7 @@
 // the traffic counted. The in-process tests, the lab's grader and lab_check
 // all run algorithms through this one function.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,15 +40,42 @@ struct InProcessRun {
   JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }
 };
 
+// One message as a schedule's list names it, counted or modelled.
+struct Sent {
+  int step, from, to;
+  uint64_t bytes;
+  bool reduced;    // the receiver reduced it into its buffer
+  int chunk = -1;  // counted only: the chunk its step named
+  bool seen = true;  // counted: false where it arrived by irecv, so reduced is unknown
+};
+
+// Where a counted schedule and a model first part, both listed by step, then
+// sender, then receiver: the index, and each side's message there (none
+// where that side's list has ended).
+struct MessageDifference {
+  size_t index, counted_msgs, model_msgs;
+  std::optional<Sent> counted, model;
+};
+
+// "step 0: rank 0 -> rank 3, 4 B (chunk 1), reduced on arrival"
+std::string describe(const Sent& m);
+
 struct InProcessResult {
   bool direct = false;  // counted over the direct transport: the model's reads are its receives
   Traffic counted;
+  // Every message as its sender counted it (with the reads), and as its
+  // receiver did: by step, then sender.
+  std::vector<TraceEntry> sent, arrived;
   std::vector<std::string> wrong;                  // per rank: "" or its first wrong element
   std::vector<std::vector<Snapshot>> snapshots;    // per rank, when traced
   std::vector<std::vector<double>> outputs;        // per rank, the result buffer
 
-  // "" when every rank's result is right and the counted traffic is the model's.
+  // "" when every rank's result is right and the counted traffic is the model's,
+  // message by message (step, sender, receiver, bytes, reduced or not).
   std::string verdict(const Traffic& model) const;
+  // The first message where what ran and the model differ; none when they
+  // agree message by message (step, sender, receiver, bytes, reduced).
+  std::optional<MessageDifference> first_difference(const Traffic& model) const;
 };
 
 // A snapshot's elements, as numbers.

@@ -19,9 +19,10 @@ void show_buffers(MPI_Comm comm, const char* when, const Buffer& b) {
 namespace {
 
 std::string message_text(const TraceEntry& e) {
-  const std::string what = e.chunk == kWholeBuffer     ? ""
-                           : e.chunk == kSeveralChunks ? " chunks"
-                                                       : fmt::format(" chunk {}", e.chunk);
+  const bool run = e.last_chunk >= 0 && e.last_chunk != e.chunk;
+  const std::string what = e.chunk == kWholeBuffer ? ""
+                           : run ? fmt::format(" chunks {}..{}", e.chunk, e.last_chunk)
+                                 : fmt::format(" chunk {}", e.chunk);
   return fmt::format("{}->{}{} ({} B)", e.from, e.to, what, e.bytes);
 }
 

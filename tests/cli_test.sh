@@ -8,25 +8,25 @@ source "$(dirname "$0")/support/check_lib.sh"
 run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
   && [ "$(grep -c 'Usage' "$TMP/out")" = 1 ] && ok "--help prints usage once" || fail "--help"
 
-# --show at P=4 (P elements unless -n says otherwise): every rank holds r
-# before and 0+1+2+3 = 6 after (docs/formulas.md); the ring's schedule step
+# --show at P=4 (P elements unless -n says otherwise): element i of rank r
+# holds 10r + i before, and 60 + 4i after (docs/formulas.md); the ring's schedule step
 # by step under its two phases' names; --steps: each rank's buffer after each.
 run 4 "$BIN/allreduce_ring" --show -i 1 -x 0
-if grep -q "rank 2: \[2 2 2 2\]" "$TMP/out" && grep -q "rank 3: \[6 6 6 6\]" "$TMP/out" \
+if grep -q "rank 2: \[20 21 22 23\]" "$TMP/out" && grep -q "rank 3: \[60 64 68 72\]" "$TMP/out" \
    && grep -q "^  reduce-scatter$" "$TMP/out" && grep -q "^  all-gather$" "$TMP/out" \
    && grep -q "step 0: 0->1 chunk 3 (4 B), 1->2 chunk 0 (4 B)" "$TMP/out" \
    && grep -q "step 5: .*3->0 chunk 1 (4 B)" "$TMP/out" && [ "$(grep -cE '^ +float32 +sum +4 ' "$TMP/out")" = 2 ]; then
-  ok "--show ring P=4: one run of P elements, [r r r r] -> [6 6 6 6], its schedule by phase"
+  ok "--show ring P=4: one run of P elements, 10r + i -> [60 64 68 72], its schedule by phase"
 else fail "--show ring"; sed 's/^/     | /' "$TMP/out" | head -30; fi
 run 4 "$BIN/allreduce_ring" --steps -i 1 -x 0
-sed -n '/^ring (hand)/,$p' "$TMP/out" | sed -n '/step 1:/,/step 2:/p' | grep -q "rank 1: \[1 1 4 1\]" \
-  && ok "--steps: rank 1 holds [1 1 4 1] after step 1 (docs: lab 02)" || { fail "--steps"; sed 's/^/     | /' "$TMP/out" | head -40; }
+sed -n '/^ring (hand)/,$p' "$TMP/out" | sed -n '/step 1:/,/step 2:/p' | grep -q "rank 1: \[10 11 46 16\]" \
+  && ok "--steps: rank 1 holds [10 11 46 16] after step 1 (docs: lab 02)" || { fail "--steps"; sed 's/^/     | /' "$TMP/out" | head -40; }
 run 4 "$BIN/reduce_scatter" -a ring -n 3 --show -i 1 -x 0
 grep -q "0->1 chunk 3 (0 B)" "$TMP/out" \
   && grep -q "0 B messages carry empty chunks: 3 elements cut into 4 chunks leave 1 empty" "$TMP/out" \
   && ok "--show, count < P: the empty chunks' 0 B messages explained" || fail "--show empty chunks"
 run 4 "$BIN/allreduce_tree" -n 2 --show -i 1 -x 0 -r 1
-grep -q "rank 0: \[6 6\]" "$TMP/out" && grep -q "step 0: 0->2 (8 B)" "$TMP/out" \
+grep -q "rank 0: \[60 64\]" "$TMP/out" && grep -q "step 0: 0->2 (8 B)" "$TMP/out" \
   && grep -q "^  reduce$" "$TMP/out" && grep -q "^  broadcast$" "$TMP/out" \
   && ok "--show tree rooted at 1: reduce, then broadcast" || fail "--show tree"
 

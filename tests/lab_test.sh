@@ -3,7 +3,10 @@
 #   lab_test.sh SRC BIN commands   every lab's commands, as lab/run.sh runs them (mpirun)
 #   lab_test.sh SRC BIN grading    each lab's generated key marked all right; a copy with
 #                                  two deliberate mistakes marked wrong at exactly those two;
-#                                  a malformed answers file refused with one line, exit 2
+#                                  every answer in the wrong form (a number in quotes, a word
+#                                  in capitals) told so; the typical wrong answers, each with
+#                                  its own message; a malformed answers file refused with one
+#                                  line, exit 2
 set -u
 SRC=$1 BIN=$2 WHAT=$3
 fails=0
@@ -47,6 +50,90 @@ PY
     || { fail "$lab: mistakes (exit $rc, wrong: $wrong, want: $want)"; cat "$TMP/out"; }
 done
 
+# Every answer of every lab in the wrong form: a number as a string with its
+# unit, a word in capitals, a list cut short. Each must be told its form, not a hint.
+cat > "$TMP/form.py" <<'PY'
+import re, sys
+for line in sys.stdin:
+    m = re.match(r"^(q\w*) = (.*?)(  #.*)?$", line.rstrip("\n"))
+    if not m:
+        continue
+    ident, value = m.group(1), m.group(2)
+    if value.startswith("["):
+        print(ident, "=", value.split(",")[0] + "]" if "," in value else "[]")
+    elif value.startswith('"'):
+        print(ident, "=", value.upper())
+    else:
+        print(ident, "=", '"' + value + ' B"')
+PY
+for questions in "$SRC"/lab/[0-9][0-9]-*/questions.toml; do
+  lab=$(basename "$(dirname "$questions")")
+  "$BIN/grade" --key "$questions" | python3 "$TMP/form.py" > "$TMP/form.toml"
+  n=$(grep -c '^\[\[question\]\]' "$questions")
+  "$BIN/grade" "$questions" "$TMP/form.toml" > "$TMP/out"
+  [ "$(grep -cE '^  q\w+ +wrong +format: ' "$TMP/out")" = "$n" ] \
+    && ok "$lab: every answer in the wrong form told so ($n)" \
+    || { fail "$lab: answers in the wrong form"; grep -vE 'format: ' "$TMP/out"; }
+done
+
+# lab/README.md's sample of the grader's output is what it prints.
+sample="$SRC/lab/03-allreduce-traffic/sample-answers.toml"
+"$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$sample" | sed 's/^/    /' > "$TMP/sample"
+grep -qxF -f "$TMP/sample" "$SRC/lab/README.md" \
+  && [ "$(grep -cxF -f "$TMP/sample" "$SRC/lab/README.md")" = "$(wc -l < "$TMP/sample")" ] \
+  && ok "lab/README.md's sample of the grader's output, as it prints it" \
+  || { fail "lab/README.md's sample of the grader's output differs from:"; cat "$TMP/sample"; }
+
+# Lab 06's page quotes what lab_check says about the skeleton and about a
+# model without its reduced arrivals: the fixtures print it (tests/CMakeLists.txt).
+for fixture in skeleton unreduced; do
+  "$BIN/lab_check_$fixture" reverse_ring | sed 's/^/    /' > "$TMP/said"
+  [ "$(grep -cxF -f "$TMP/said" "$SRC/lab/06-implement/README.md")" = "$(wc -l < "$TMP/said")" ] \
+    && ok "lab 06's page quotes lab_check on the $fixture as it prints it" \
+    || { fail "lab 06's page: lab_check on the $fixture says:"; cat "$TMP/said"; }
+done
+
+# The typical wrong answers (tests/lab_grader_questions.toml), one at a time
+# on an otherwise right answers file, and the message each must get.
+mistakes="$SRC/tests/lab_grader_questions.toml"
+"$BIN/grade" --key "$mistakes" | grep -E '^q\w* = ' | sed 's/  #.*//' > "$TMP/right.toml"
+while IFS='|' read -r answer want; do
+  [ -z "$answer" ] && continue
+  ids=$(echo "$answer" | grep -oE '(^|; )q[0-9]+' | tr -d '; ')
+  { grep -vE "^($(echo $ids | tr ' ' '|')) = " "$TMP/right.toml"; echo "$answer" | tr ';' '\n' | sed 's/^ //'; } > "$TMP/one.toml"
+  "$BIN/grade" "$mistakes" "$TMP/one.toml" > "$TMP/out"
+  last=$(echo $ids | awk '{print $NF}')
+  line=$(grep -E "^  $last +(right|wrong)" "$TMP/out")
+  [[ $line =~ $want ]] && ok "'$answer': $want" || fail "'$answer' got '$line', want /$want/"
+done <<'CASES'
+q1 = 12582912|hint: 8 times the answer: bits
+q1 = 3145728|hint: twice the answer: both phases
+q1 = 2097152|hint: P where P-1 belongs
+q1 = 6291456|hint: that is sent_total_B
+q1 = 1.5|hint: that looks like MiB
+q1 = "1.5 MiB"|format: write a number alone, without quotes or a unit: the answer is in bytes
+q1 = "1572864"|format: write the number without quotes
+q2 = 1048576|hint: that is sent_max_B \(what the busiest sender sends\): the question asks what the busiest receiver receives
+q3 = 7|hint: one too many
+q3 = 5|hint: one too few
+q3 = 12|hint: twice the answer
+q4 = "Sent_max_B"|format: "Sent_max_B" is written in the wrong case
+q4 = "sent_max"|format: "sent_max" lacks its unit
+q4 = "None"|format: "None" is written in the wrong case
+q4 = "sent_total_B"|hint: the question's own hint
+q4 = 1572864|format: write a word in quotes
+q5 = [10, 11, 12, 16]|hint: that is the buffer after step 0
+q5 = [10, 64, 46, 16]|hint: that is the buffer after step 2
+q5 = [30, 21, 22, 39]|hint: that is rank 2's buffer
+q5 = [10, 11]|format: the buffer holds 4 elements; your list has 2
+q5 = 10|format: write a list in brackets
+q6 = 169286|hint: that looks like ns
+q6 = 1234|hint: the question's own hint
+q7 = 0.5; q8 = 500|hint: that looks like ns: the answer is in us \(compared with your q7\)
+q7 = 0.5; q8 = 0.4|right
+q9 = 1000; q10 = 33.5|hint: that looks like Gbit/s
+q9 = 1000; q10 = 4194|hint: that looks like MB/s
+CASES
 printf 'q1 = \n' > "$TMP/bad.toml"
 "$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/bad.toml" > "$TMP/out" 2>&1; rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$TMP/out")" = 1 ] && grep -q "^error: .*bad.toml:1:" "$TMP/out" \

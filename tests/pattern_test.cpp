@@ -14,7 +14,10 @@ Pattern pattern(Op op, int P, DType t = DType::float32) { return {Fill::pattern,
 TEST_CASE("fill values are small integers and depend on rank and index") {
   CHECK(pattern(Op::sum, 4).value(0, 0) != pattern(Op::sum, 4).value(1, 0));
   CHECK(pattern(Op::sum, 4).value(0, 0) != pattern(Op::sum, 4).value(0, 1));
-  CHECK(Pattern{Fill::rank, DType::float32, Op::sum, 4}.value(3, 17) == 3);
+  CHECK(Pattern{Fill::rank, DType::float32, Op::sum, 4}.value(3, 17) == 47);  // 10r + i
+  CHECK(Pattern{Fill::rank, DType::float32, Op::prod, 4}.value(3, 17) == 3);   // r: a product
+  // bfloat16 holds integers to 256: at P = 8, 8 x (70 + i) is not exact, so r alone.
+  CHECK(Pattern{Fill::rank, DType::bfloat16, Op::sum, 8}.value(3, 0) == 3);
 }
 
 TEST_CASE("the rank that wins max and min moves with the index") {
@@ -96,9 +99,10 @@ TEST_CASE("float16 and bfloat16 round to nearest even, as the GPU does") {
   }
 }
 
-TEST_CASE("known vector: all-reduce sum of value r over P = 4 gives 6") {
-  CHECK((Pattern{Fill::rank, DType::float32, Op::sum, 4}.reduced(0)) == 6);
-  CHECK((Pattern{Fill::rank, DType::float32, Op::max, 4}.reduced(3)) == 3);
+TEST_CASE("known vector: all-reduce sum of 10r + i over P = 4 gives 60 + 4i") {
+  CHECK((Pattern{Fill::rank, DType::float32, Op::sum, 4}.reduced(0)) == 60);
+  CHECK((Pattern{Fill::rank, DType::float32, Op::sum, 4}.reduced(3)) == 72);
+  CHECK((Pattern{Fill::rank, DType::float32, Op::max, 4}.reduced(3)) == 33);
 }
 
 TEST_CASE("Reduction::apply matches combine for every dtype and op") {

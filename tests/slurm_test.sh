@@ -62,7 +62,7 @@ refused() {
 # --- one node ---
 up NODES=1 NCPUS=8
 LAB=02 SRUN_MPI=pmix_v4 submit slurm/lab.sbatch && rc=0 || rc=$?
-[ $rc = 0 ] && grep -q "rank 3: \[6 6 6 6\]" "$TMP/job.out" && grep -q "rank 2: \[600\]" "$TMP/job.out" \
+[ $rc = 0 ] && grep -q "rank 3: \[60 64 68 72\]" "$TMP/job.out" && grep -q "rank 2: \[600\]" "$TMP/job.out" \
   && grep -q '^\$ srun --mpi=pmix_v4 --overcommit -n 4 build/bin/allreduce_ring --show --steps' "$TMP/job.out" \
   && grep -q "^site setup: sourced on $(hostname)" "$TMP/job.out" \
   && ok "lab.sbatch 02, SRUN_MPI=pmix_v4, SITE_SETUP: srun --mpi=pmix_v4, the known vectors" || fail "lab.sbatch 02 (exit $rc)"

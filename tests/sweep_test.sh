@@ -17,7 +17,7 @@ if [ $rc = 0 ] && [ "$(grep -c '	ok	' "$OUT/cells.tsv")" = 8 ] && [ -s "$OUT/row
    && grep -q "^## Traffic against the taught formulas" "$OUT/report.md" \
    && grep -q "^## Time: the alpha-beta model" "$OUT/report.md" \
    && grep -q "^## Hand-written against the library" "$OUT/report.md" \
-   && grep -q "| allreduce_ring | ring | 3 |.*busiest sender" "$OUT/report.md" \
+   && grep -q "| allreduce_ring | ring | 3 |.*| sent_max_B" "$OUT/report.md" \
    && grep -q "^- launched: mpirun" "$OUT/machine.md" && grep -q "^\[8/8\] " "$TMP/log"; then
   ok "tiny sweep: 8 cells ok, rows.csv, report.md with its three parts, machine.md, progress"
 else fail "tiny sweep (exit $rc)"; fi

@@ -1,7 +1,7 @@
 // Ring all-reduce, turning left: lab 06. Copy this file to
 // allreduce_algos/reverse_ring.cpp, add the line COMMLAB_ALLREDUCE(reverse_ring)
 // to allreduce_algos/algorithms.def, fill in the two TODOs, and check it:
-//   make build && build/bin/lab_check reverse_ring
+//   make lab && build/bin/lab_check reverse_ring
 //
 // The ring of allreduce_algos/ring.cpp sends every message to the right
 // (r+1). Yours sends every message to the LEFT neighbour (r-1) and receives
@@ -24,10 +24,11 @@ void allreduce_reverse_ring(const CollectiveJob& job) {
   const Chunks chunks{allreduce_buffer(job), job.parts(), job.esize()};
   void* incoming = job.mem.scratch(chunks.largest_B());
   (void)left, (void)right, (void)incoming;  // remove once you use them
-  // TODO part 2: the reduce-scatter, P-1 steps of
+  // TODO part 2: comm.begin_phase(Phase::reduce_scatter) (it names the
+  // steps that follow in --show), then the reduce-scatter, P-1 steps of
   //   comm.sendrecv_reduce(left, chunks.at(send), chunks.bytes(send), right, incoming,
   //                        chunks.at(fold), chunks.bytes(fold), job.red, {s, send});
-  // then the all-gather, P-1 steps of
+  // then comm.begin_phase(Phase::all_gather) and the all-gather, P-1 steps of
   //   comm.sendrecv(left, chunks.at(send), chunks.bytes(send), right, chunks.at(store),
   //                 chunks.bytes(store), {P - 1 + s, send});
 }

@@ -1,5 +1,6 @@
 // grade: the lab's grader. `grade QUESTIONS ANSWERS` marks each answer right
-// or wrong, with the question's hint where it is wrong; `grade --key
+// or wrong, saying the likely mistake where it knows one (judge.cpp), the
+// question's hint otherwise, and a form problem as such; `grade --key
 // QUESTIONS` writes the answer key, computed, never typed in; `--template`
 // a blank answers file for the student. The formats are
 // in lab/README.md. Exit status: 0 all right, 1 some wrong or missing, 2 bad
@@ -18,9 +19,10 @@ using namespace commlab::lab;
 namespace {
 
 // The right answer, or a UsageError that names the questions file.
-Expected answer_of(const std::string& path, const Question& q) {
+Expected answer_of(const std::string& path, const Question& q,
+                   const toml::table* answers = nullptr) {
   try {
-    return expected(q);
+    return expected(q, answers);
   } catch (const UsageError& e) {
     throw UsageError(path + ": " + e.what());
   }
@@ -30,9 +32,14 @@ void print_key(const std::string& path, const QuestionSet& set) {
   fmt::print("# The answer key of {}: {}\n", path, set.title);
   fmt::print("# written by build/bin/grade --key (commlab {}), from the tool's own runs.\n",
              commlab_version());
+  // A measurement like another answer is keyed from that answer's key.
+  toml::table keyed;
+  for (const Question& q : set.questions)
+    if (const Expected e = answer_of(path, q); e.words.empty() && !e.list)
+      keyed.insert(q.id, e.key_number());
   for (const Question& q : set.questions) {
     fmt::print("\n# {}\n", q.text);
-    fmt::print("{} = {}\n", q.id, answer_of(path, q).key_value());
+    fmt::print("{} = {}\n", q.id, answer_of(path, q, &keyed).key_value());
   }
 }
 
@@ -60,11 +67,15 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
       fmt::print("  {:<6} missing   {}\n", q.id, q.text);
       continue;
     }
-    if (answer_of(path, q).accepts(*answer)) {
+    const Marked m = judge(answer_of(path, q, &answers), *answer);
+    if (m.mark == Mark::right) {
       ++right;
       fmt::print("  {:<6} right\n", q.id);
+    } else if (m.mark == Mark::format) {
+      fmt::print("  {:<6} wrong     format: {}\n", q.id, m.why);
     } else {
-      fmt::print("  {:<6} wrong     hint: {}\n", q.id, q.hint.empty() ? q.text : q.hint);
+      fmt::print("  {:<6} wrong     hint: {}\n", q.id,
+                 !m.why.empty() ? m.why : !q.hint.empty() ? q.hint : q.text);
     }
   }
   fmt::print("{} of {} right\n", right, set.questions.size());

@@ -1,12 +1,15 @@
 // lab_check NAME: is the all-reduce NAME right at every P, and does it send
-// exactly what its model says? Lab 06's test, for the student: the
-// algorithm runs with its ranks as threads of one process (as the
-// in-process tests run every algorithm), P = 1 .. 16 over the counts that
-// catch the usual mistakes, and stops at the first run that is wrong, saying
-// which and why. Exit status: 0 right, 1 wrong, 2 bad input.
+// exactly what its model says, message by message? Lab 06's test, for the
+// student: the algorithm runs with its ranks as threads of one process (as
+// the in-process tests run every algorithm), P = 1 .. 16 over the counts
+// that catch the usual mistakes, on --show's values (element i of rank r is
+// 10r + i, so a chunk in the wrong place shows), and stops at the first run
+// that is wrong, saying where it first went wrong and what shows it.
+// Exit status: 0 right, 1 wrong, 2 bad input.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 
 #include "harness/inprocess.hpp"
@@ -23,31 +26,73 @@ CollectiveAlgorithm lab_fixture_algorithm();
 
 namespace {
 
-// What a first failure most likely means, for someone writing their first schedule.
-std::string advice(const InProcessResult& r, const Traffic& model, int P) {
-  if (P > 1 && r.counted.msgs_total == 0)
-    return "it sent no message: write its schedule (the TODO in run())";
-  if (model.msgs_total == 0 && r.counted.msgs_total > 0)
-    return "its model has no message: write one t.message(...) per message sent (the TODO in "
-           "the model)";
-  for (const std::string& w : r.wrong)
-    if (!w.empty()) return "a rank's result is wrong: run it with --show --steps at this P";
-  return "the schedule and the model disagree: compare them step by step";
+// The first thing that differs between two messages at the same place in
+// the lists, and where to look for it.
+std::string where_to_look(const Sent& ran, const Sent& model) {
+  if (ran.step != model.step)
+    return "their steps differ: the model's step numbers must be those of the schedule's "
+           "calls ({s, chunk}), all-gather steps after the reduce-scatter's";
+  if (ran.from != model.from || ran.to != model.to)
+    return "their ranks differ: which way does each side send? (left is r-1, right r+1)";
+  if (ran.bytes != model.bytes)
+    return "their bytes differ: which chunk's size does the model count? Compare its "
+           "parts.size(...) with the chunk the schedule sends";
+  return ran.reduced ? "the receiver adds this message into its buffer (sendrecv_reduce): "
+                       "the model must say Arrival::reduced"
+                     : "the model says Arrival::reduced where the receiver only stores it";
+}
+
+// The schedule and the model compared message by message: "" when they agree.
+std::string compare_messages(const InProcessResult& r, const Traffic& model,
+                             const std::string& name) {
+  const auto d = r.first_difference(model);
+  if (!d) return "";
+  std::string s = fmt::format(
+      "the schedule sent {} messages, the model lists {}; listed by step, sender and "
+      "receiver, they first differ at message {}:\n",
+      d->counted_msgs, d->model_msgs, d->index + 1);
+  s += fmt::format("    schedule: {}\n", d->counted ? describe(*d->counted) : "(no more messages)");
+  s += fmt::format("    model:    {}\n  ", d->model ? describe(*d->model) : "(no more messages)");
+  if (d->counted_msgs == 0)
+    return s + fmt::format("it sent no message: write its schedule (the TODO in allreduce_{}())",
+                           name);
+  if (d->model_msgs == 0)
+    return s + fmt::format("its model has no message: write one t.message(...) per message "
+                           "sent (the TODO in model_allreduce_{}())",
+                           name);
+  if (!d->model) return s + "the schedule sends a message the model does not list";
+  if (!d->counted) return s + "the model lists a message the schedule does not send";
+  return s + where_to_look(*d->counted, *d->model);
 }
 
 // "" when the algorithm is right at P over every count, else what went wrong.
 std::string check_at(const Operation& op, const CollectiveAlgorithm& algo, int P) {
   ThreadWorld world(P, std::chrono::seconds(5));
   for (size_t N : {size_t(P), size_t(0), size_t(1), size_t(P - 1), size_t(P + 1), size_t(1000)}) {
-    const InProcessRun run{op, algo, P, N};
+    InProcessRun run{op, algo, P, N};
+    run.fill = Fill::rank;  // --show's values: element i of rank r is 10r + i
+    const std::string at = fmt::format("P = {}, {} elements", P, N);
     try {
       const InProcessResult r = run_in_process(world, run);
       const Traffic model = algo.model(run.shape());
-      const std::string wrong = r.verdict(model);
-      if (!wrong.empty())
-        return fmt::format("P = {}, {} elements: {}\n  {}", P, N, wrong, advice(r, model, P));
+      const bool wrong = std::any_of(r.wrong.begin(), r.wrong.end(),
+                                     [](const std::string& w) { return !w.empty(); });
+      if (wrong && r.counted.msgs_total == 0)
+        return fmt::format("{}: it sent no message: write its schedule (the TODO in allreduce_{}())",
+                           at, algo.name);
+      for (const std::string& w : r.wrong)
+        if (!w.empty())
+          return fmt::format(
+              "{}: {} (rank r started with element i = 10r + i)\n  see where it first goes "
+              "wrong, step by step:\n    mpirun -np {} build/bin/allreduce_{} --show --steps "
+              "-i 1 -x 0 -n {}",
+              at, w, P, algo.name, N);
+      if (std::string d = compare_messages(r, model, algo.name); !d.empty())
+        return fmt::format("{}: {}", at, d);
+      if (std::string counts = r.verdict(model); !counts.empty())
+        return fmt::format("{}: {}", at, counts);
     } catch (const std::exception& e) {  // a deadlock, named by the transport
-      return fmt::format("P = {}, {} elements: {}", P, N, e.what());
+      return fmt::format("{}: {}", at, e.what());
     }
   }
   return "";
@@ -88,7 +133,7 @@ int main(int argc, char** argv) {
     return kExitWrong;
   }
   fmt::print("{}: right at P = 1 .. {} (counts P, 0, 1, P-1, P+1, 1000): every rank's result "
-             "exact, the traffic counted equal to the model's\n",
+             "exact, and every message sent the model's (step, ranks, bytes, reduced or not)\n",
              name, max_P);
   return 0;
 }

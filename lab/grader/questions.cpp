@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
 
+#include "analysis/formulas.hpp"
 #include "harness/inprocess.hpp"
 #include "core/errors.hpp"
 #include "core/names.hpp"
@@ -27,6 +29,13 @@ const std::pair<const char*, uint64_t Traffic::*> kFields[] = {
     {"sent_max_B", &Traffic::sent_max_rank_B}, {"recv_max_B", &Traffic::recv_max_rank_B},
     {"sent_total_B", &Traffic::sent_total_B},  {"msgs", &Traffic::msgs_total},
     {"steps", &Traffic::steps}};
+// What each is, for a student who gave one where another was asked.
+const std::pair<const char*, const char*> kFieldWords[] = {
+    {"sent_max_B", "what the busiest sender sends"},
+    {"recv_max_B", "what the busiest receiver receives"},
+    {"sent_total_B", "what all ranks send together"},
+    {"msgs", "the number of messages"},
+    {"steps", "the number of steps"}};
 
 UsageError bad(const Question& q, const std::string& what) {
   return UsageError(fmt::format("question {}: {}", q.id, what));
@@ -67,6 +76,11 @@ const CollectiveAlgorithm& algorithm(const Question& q, const Operation& op, con
     if (a.name == wanted) return a;
   throw bad(q, fmt::format("{} has no algorithm '{}'", op.name, wanted));
 }
+const char* field_words(const std::string& name) {
+  for (const auto& [field, words] : kFieldWords)
+    if (name == field) return words;
+  return "";
+}
 uint64_t field(const Question& q, const Traffic& t) {
   const std::string wanted = need<std::string>(q, "field");
   for (const auto& [name, member] : kFields)
@@ -89,9 +103,31 @@ InProcessResult run(const Question& q, const char* algo_key, Fill fill, bool tra
   return result;
 }
 
-Expected number(double v) {
+Expected number(double v, std::string unit = "B", int P = 0) {
   Expected e;
   e.numbers = {v};
+  e.unit = std::move(unit);
+  e.slips = number_slips(v, P, e.unit);
+  return e;
+}
+
+// A counted figure: another field of the same run first (received for
+// sent, one rank for all), then the slips of the number.
+Expected traffic(const Question& q) {
+  const InProcessResult r = run(q, "algorithm", Fill::pattern, false);
+  const std::string asked = need<std::string>(q, "field");
+  const bool bytes = asked.size() > 2 && asked.substr(asked.size() - 2) == "_B";
+  std::vector<Slip> others;
+  for (const auto& [name, member] : kFields)
+    if (name != asked && (std::string(name).back() == 'B') == bytes)
+      others.push_back({{double(r.counted.*member)},
+                        fmt::format("that is {} ({}): the question asks {}", name,
+                                    field_words(name), field_words(asked))});
+  Expected e = number(double(field(q, r.counted)), bytes ? "B" : "", int(r.outputs.size()));
+  others.erase(std::remove_if(others.begin(), others.end(),
+                              [&](const Slip& o) { return o.numbers == e.numbers; }),
+               others.end());
+  e.slips.insert(e.slips.begin(), others.begin(), others.end());
   return e;
 }
 
@@ -102,20 +138,43 @@ Expected buffer(const Question& q) {
   e.list = true;
   if (!q.spec.contains("step")) return e.numbers = r.outputs[rank], e;
   const int step = int(need_within(q, "step", 0, int64_t(r.counted.steps) - 1));
-  const Snapshot* s = state_after(r.snapshots[rank], step);
-  if (!s) throw std::logic_error("no buffer state of rank " + std::to_string(rank));
-  e.numbers = values(DType::float32, *s);
+  auto after = [&](int who, int when) {
+    const Snapshot* s = state_after(r.snapshots[who], when);
+    return s ? values(DType::float32, *s) : std::vector<double>{};
+  };
+  e.numbers = after(rank, step);
+  if (e.numbers.empty()) throw std::logic_error("no buffer state of rank " + std::to_string(rank));
+  // A step early or late, or another rank's buffer: which one it is says where to look.
+  for (int when : {step - 1, step + 1})
+    if (when >= 0 && after(rank, when) != e.numbers)
+      e.slips.push_back({after(rank, when), fmt::format("that is the buffer after step {}: "
+                                                        "which step does the question ask?",
+                                                        when)});
+  for (int other = 0; other < int(r.snapshots.size()); ++other)
+    if (other != rank && after(other, step) != e.numbers)
+      e.slips.push_back({after(other, step), fmt::format("that is rank {}'s buffer", other)});
   return e;
 }
 
+// In the report's wording (analysis/formulas.hpp): the counted figures by
+// their names, whole-element chunks allowed their element each.
 Expected taught(const Question& q) {
   const CollectiveAlgorithm& a = algorithm(q, operation(q), "algorithm");
   if (!a.taught_T) throw bad(q, a.name + " has no taught formula");
   const InProcessResult r = run(q, "algorithm", Fill::pattern, false);
-  const double T = a.taught_T(int(r.outputs.size()), double(need<int64_t>(q, "count") * 4));
+  const int P = int(r.outputs.size());
+  const double T = a.taught_T(P, double(need<int64_t>(q, "count") * 4));
+  const Traffic& c = r.counted;
+  const Traffic model = a.model({P, size_t(need<int64_t>(q, "count")), 4, 0});
+  const std::vector<Quantity> counted = {
+      {"sent_max_B", double(c.sent_max_rank_B)},
+      {"recv_max_B", double(c.recv_max_rank_B)},
+      {"sent_total_B / P", double(c.sent_total_B) / P},
+      {"sent_total_B", double(c.sent_total_B)},
+      {"critical path", double(model.critical_path_B)},
+      {"one phase's critical path (half)", model.critical_path_B / 2.0}};
   Expected e;
-  for (const auto& [name, member] : kFields)
-    if (std::fabs(double(r.counted.*member) - T) < 0.5) e.words.push_back(name);
+  e.words = taught_is(T, counted, P, 4).matches;
   if (e.words.empty()) e.words = {"none"};
   return e;
 }
@@ -154,7 +213,28 @@ Expected ps_bytes(const Question& q) {
   for (int r = 0; r < ranks; ++r)
     if (auto b = ps::expected_bytes(c, shards, r))
       most = std::max(most, server ? b->server_out : b->worker_out);
-  return number(double(most));
+  return number(double(most), "B", c.P);
+}
+
+// A measurement: plausible from lo to hi; where it is `like` another answer
+// (alpha like the smallest message's time; a bandwidth like the bytes over
+// the largest one's time), within a factor `within` of that answer times
+// `times` (or `times` over it, `inverse`), so that a unit slip shows.
+Expected measured(const Question& q, const toml::table* answers) {
+  Expected e;
+  e.unit = optional<std::string>(q, "unit", "");
+  e.range = {need_positive(q, "lo"), need_positive(q, "hi")};
+  const std::string like = optional<std::string>(q, "like", "");
+  if (like.empty() || !answers) return e;
+  const auto other = (*answers)[like].value<double>();
+  if (!other || !std::isfinite(*other) || *other <= 0) return e;
+  const double times = optional<double>(q, "times", 1.0), within = optional<double>(q, "within", 3.0);
+  const double center = optional<bool>(q, "inverse", false) ? times / *other : times * *other;
+  e.range = {std::max(e.range->first, center / within), std::min(e.range->second, center * within)};
+  e.slips = number_slips(center, 0, e.unit);
+  e.rel_tolerance = 1 - 1 / within;  // a slip matches as loosely as the answer
+  for (Slip& slip : e.slips) slip.says += fmt::format(" (compared with your {})", like);
+  return e;
 }
 
 std::string format_number(double v) {
@@ -194,23 +274,20 @@ QuestionSet read_questions(const std::string& path) {
   return set;
 }
 
-Expected expected(const Question& q) {
+Expected expected(const Question& q, const toml::table* answers) {
   switch (q.ask) {
-    case Ask::traffic: return number(double(field(q, run(q, "algorithm", Fill::pattern, false).counted)));
+    case Ask::traffic: return traffic(q);
     case Ask::buffer: return buffer(q);
     case Ask::taught: return taught(q);
     case Ask::predict: {
-      Expected e = number(predicted_us(q, "algorithm", size_t(need_within(q, "count", 0, int64_t(1) << 40))));
+      Expected e = number(predicted_us(q, "algorithm", size_t(need_within(q, "count", 0, int64_t(1) << 40))),
+                          "us", int(need_within(q, "P", 1, 1 << 20)));
       e.rel_tolerance = 0.02;
       return e;
     }
     case Ask::crossover: return crossover(q);
     case Ask::ps_bytes: return ps_bytes(q);
-    case Ask::range: {
-      Expected e;
-      e.range = {need_positive(q, "lo"), need_positive(q, "hi")};
-      return e;
-    }
+    case Ask::range: return measured(q, answers);
   }
   throw std::logic_error("an ask without a case");
 }
@@ -238,14 +315,17 @@ bool Expected::accepts(const toml::node& answer) const {
   return near(*v, numbers.front());
 }
 
+double Expected::key_number() const {
+  if (!range) return numbers.empty() ? 0 : numbers.front();
+  return range->first > 0 ? std::sqrt(range->first * range->second)
+                          : (range->first + range->second) / 2;
+}
+
 std::string Expected::key_value() const {
   if (!words.empty()) return fmt::format("\"{}\"", words.front());
-  if (range) {
-    const double mid = range->first > 0 ? std::sqrt(range->first * range->second)
-                                        : (range->first + range->second) / 2;
-    return fmt::format("{:.3g}  # a measurement: any value from {} to {}", mid,
+  if (range)
+    return fmt::format("{:.3g}  # a measurement: any value from {} to {}", key_number(),
                        format_number(range->first), format_number(range->second));
-  }
   if (!list) return format_number(numbers.front());
   std::string s = "[";
   for (size_t i = 0; i < numbers.size(); ++i) s += (i ? ", " : "") + format_number(numbers[i]);

@@ -25,6 +25,14 @@ enum class Ask {
   range,      // a measurement: any value from lo to hi is plausible
 };
 
+// A wrong answer a student is likely to give, and the mistake it most
+// likely comes from, said without the formula (bits for bytes, both phases,
+// N for N/P, received for sent, P for P-1, off by one, a unit slip).
+struct Slip {
+  std::vector<double> numbers;  // as Expected::numbers
+  std::string says;
+};
+
 // What a right answer is.
 struct Expected {
   std::vector<double> numbers;     // one, or a buffer's elements (list = true)
@@ -32,10 +40,24 @@ struct Expected {
   std::vector<std::string> words;  // any of these (taught)
   double rel_tolerance = 0;
   std::optional<std::pair<double, double>> range;
+  std::string unit;                // of a number: "B", "us", "GB/s", "" (a count)
+  std::vector<Slip> slips;         // the first that matches says what went wrong
 
   bool accepts(const toml::node& answer) const;
   std::string key_value() const;  // as TOML, for the answer key
+  double key_number() const;      // a number's, or the middle of a range
 };
+
+// How an answer is marked. A format problem (a string for a number, a
+// field's name in the wrong case) is told apart from a wrong answer.
+enum class Mark { right, wrong, format };
+struct Marked {
+  Mark mark;
+  std::string why;  // wrong: a slip's words, or "" for the question's hint
+};
+Marked judge(const Expected& e, const toml::node& answer);
+// The slips of a number W for P ranks (0: none), in `unit`.
+std::vector<Slip> number_slips(double W, int P, const std::string& unit);
 
 struct Question {
   std::string id, text, hint;
@@ -54,7 +76,9 @@ toml::table read_toml(const std::string& path, const std::string& hint = "");
 
 // Reads a questions file; UsageError naming the file and question on a mistake.
 QuestionSet read_questions(const std::string& path);
-// Computes the right answer; UsageError on a parameter it cannot use.
-Expected expected(const Question& q);
+// Computes the right answer, with the likely slips; UsageError on a
+// parameter it cannot use. A measurement relative to another answer
+// (`like`) is judged against the student's `answers` where given.
+Expected expected(const Question& q, const toml::table* answers = nullptr);
 
 }  // namespace commlab::lab

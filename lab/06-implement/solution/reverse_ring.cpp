@@ -9,16 +9,16 @@
 //   all-gather, steps P-1+s for s = 0 .. P-2: rank r sends chunk (r+s) mod P
 //     to r-1 and stores chunk (r+s+1) mod P from r+1
 //
-// P = 4, count 4 (one element a chunk), rank r starting from [r r r r]
-// (the known vectors of --show); each rank's buffer after each step:
+// P = 4, count 4 (one element a chunk), element i of rank r starting as
+// 10r + i (the known vectors of --show): each rank's buffer after each step.
 //
-//   step           rank 0      rank 1      rank 2      rank 3
-//   0 (c r+2)      [0 0 1 0]   [1 1 1 3]   [5 2 2 2]   [3 3 3 3]
-//   1 (c r+3)      [0 0 1 3]   [6 1 1 3]   [5 5 2 2]   [3 3 4 3]
-//   2 (c r)        [6 0 1 3]   [6 6 1 3]   [5 5 6 2]   [3 3 4 6]   chunk r done
-//   3 (c r+1)      [6 6 1 3]   [6 6 6 3]   [5 5 6 6]   [6 3 4 6]
-//   4 (c r+2)      [6 6 6 3]   [6 6 6 6]   [6 5 6 6]   [6 6 4 6]
-//   5 (c r+3)      [6 6 6 6]   [6 6 6 6]   [6 6 6 6]   [6 6 6 6]
+//   step           rank 0          rank 1          rank 2          rank 3
+//   0 (c r+2)      [0 1 14 3]      [10 11 12 36]   [50 21 22 23]   [30 32 32 33]
+//   1 (c r+3)      [0 1 14 39]     [60 11 12 36]   [50 53 22 23]   [30 32 46 33]
+//   2 (c r)        [60 1 14 39]    [60 64 12 36]   [50 53 68 23]   [30 32 46 72]   chunk r done
+//   3 (c r+1)      [60 64 14 39]   [60 64 68 36]   [50 53 68 72]   [60 32 46 72]
+//   4 (c r+2)      [60 64 68 39]   [60 64 68 72]   [60 53 68 72]   [60 64 46 72]
+//   5 (c r+3)      [60 64 68 72]   [60 64 68 72]   [60 64 68 72]   [60 64 68 72]
 //
 // Each rank sends 2(P-1) chunks, as the ring turning right does. With
 // count < P the empty chunks travel as 0-byte messages.
