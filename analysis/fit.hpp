@@ -29,4 +29,12 @@ struct Fit {
 // at all: a barrier) gets 0. Rows x must all have the same length.
 Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
 
+// For a hand-written algorithm's rows (steps, port bytes, reduced bytes):
+// within the ring and master-worker the reduced bytes are half the port
+// bytes, so a fit cannot tell gamma from beta and may split the link's time
+// between them. Gamma is kept only where it predicts left-out rows better and
+// a byte reduced costs less than a byte sent (memory is faster than the link);
+// else the fit is alpha and beta alone. Rows of another width: fitted as they are.
+Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
+
 }  // namespace commlab

@@ -125,7 +125,7 @@ Assessed assess(const std::vector<const Measurement*>& ms,
   std::vector<std::vector<double>> x;
   std::vector<double> t;
   for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
-  Assessed a{fit_nonnegative(x, t)};
+  Assessed a{fit_gamma_where_it_holds(x, t)};
   for (size_t i = 0; i < ms.size(); ++i) {
     double predicted = a.fit.predict(x[i]);
     if (t[i] > 0 && std::abs(predicted - t[i]) <= kMissBy * t[i])

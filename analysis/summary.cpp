@@ -60,21 +60,12 @@ std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
   return groups;
 }
 
-// Within the ring and master-worker the reduced bytes are half the port
-// bytes, so a fit cannot tell gamma from beta and may split the link's time
-// between them. Gamma is kept only where it predicts left-out rows better and
-// a byte reduced costs less than a byte sent (memory is faster than the link).
+// Gamma only where it holds (fit.hpp).
 Fit fit_of(const Rows& ms) {
-  std::vector<std::vector<double>> x, x_no_gamma;
+  std::vector<std::vector<double>> x;
   std::vector<double> t;
-  for (const Measurement* m : ms) {
-    x.push_back(regressors(*m)), t.push_back(m->t_median_us);
-    x_no_gamma.push_back(x.back());
-    x_no_gamma.back().back() = 0;
-  }
-  const Fit with = fit_nonnegative(x, t), without = fit_nonnegative(x_no_gamma, t);
-  const bool gamma_holds = with.at(2) > 0 && with.at(2) < with.at(1) && with.loo_median < without.loo_median;
-  return gamma_holds ? with : without;
+  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
+  return fit_gamma_where_it_holds(x, t);
 }
 
 double off(const Fit& f, const Measurement& m) {

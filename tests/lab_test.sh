@@ -9,12 +9,25 @@
 #                                  line, exit 2
 set -u
 SRC=$1 BIN=$2 WHAT=$3
+# Open MPI refuses root without these (CI runs as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fails=0
 ok()   { echo "ok   $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }
 
 if [ "$WHAT" = commands ]; then
   bash "$SRC/lab/run.sh" all && ok "every lab's commands" || fail "a lab's commands (above)"
+  # A figure a page quotes from a tool is marked where it is quoted,
+  #   <!-- figure: TEXT <= COMMAND -->
+  # and must be in the page's text and in what COMMAND prints (run as lab/run.sh runs it).
+  cd "$SRC" || exit 2
+  while IFS=$'\t' read -r page figure cmd; do
+    out=$(timeout 120 bash -c "${cmd/mpirun -np /mpirun --oversubscribe -q -np }" 2>&1 </dev/null)
+    grep -v "<!-- figure:" "$page" | tr '\n' ' ' | tr -s ' ' | grep -qF -- "$figure" \
+      && grep -qF -- "$figure" <<<"$out" \
+      && ok "$page quotes '$figure' as '$cmd' prints it" || fail "$page: '$figure' from '$cmd'"
+  done < <(grep -o '<!-- figure: .* <= .* -->' lab/*/README.md \
+             | sed -E 's/^([^:]*):<!-- figure: (.*) <= (.*) -->$/\1\t\2\t\3/')
   exit $fails
 fi
 
@@ -77,8 +90,8 @@ for questions in "$SRC"/lab/[0-9][0-9]-*/questions.toml; do
 done
 
 # lab/README.md's sample of the grader's output is what it prints.
-sample="$SRC/lab/03-allreduce-traffic/sample-answers.toml"
-"$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$sample" | sed 's/^/    /' > "$TMP/sample"
+"$BIN/grade" "$SRC/tests/lab_grader_questions.toml" "$SRC/tests/lab_grader_sample.toml" \
+  | sed 's/^/    /' > "$TMP/sample"
 grep -qxF -f "$TMP/sample" "$SRC/lab/README.md" \
   && [ "$(grep -cxF -f "$TMP/sample" "$SRC/lab/README.md")" = "$(wc -l < "$TMP/sample")" ] \
   && ok "lab/README.md's sample of the grader's output, as it prints it" \
@@ -107,19 +120,20 @@ while IFS='|' read -r answer want; do
   [[ $line =~ $want ]] && ok "'$answer': $want" || fail "'$answer' got '$line', want /$want/"
 done <<'CASES'
 q1 = 12582912|hint: 8 times the answer: bits
-q1 = 3145728|hint: twice the answer: both phases
+q1 = 3145728|hint: twice the answer: something counted twice \(both phases
 q1 = 2097152|hint: P where P-1 belongs
 q1 = 6291456|hint: that is sent_total_B
 q1 = 1.5|hint: that looks like MiB
 q1 = "1.5 MiB"|format: write a number alone, without quotes or a unit: the answer is in bytes
 q1 = "1572864"|format: write the number without quotes
 q2 = 1048576|hint: that is sent_max_B \(what the busiest sender sends\): the question asks what the busiest receiver receives
-q3 = 7|hint: one too many
-q3 = 5|hint: one too few
+q3 = 7|hint: off by one: count the first and the last again
+q3 = 5|hint: off by one
 q3 = 12|hint: twice the answer
-q4 = "Sent_max_B"|format: "Sent_max_B" is written in the wrong case
+q4 = "Sent_max_B"|format: "Sent_max_B" is written differently \(case, blanks\)
+q4 = "sent_total_B/P"|format: "sent_total_B/P" is written differently
 q4 = "sent_max"|format: "sent_max" lacks its unit
-q4 = "None"|format: "None" is written in the wrong case
+q4 = "None"|format: "None" is written differently
 q4 = "sent_total_B"|hint: the question's own hint
 q4 = 1572864|format: write a word in quotes
 q5 = [10, 11, 12, 16]|hint: that is the buffer after step 0
@@ -133,6 +147,12 @@ q7 = 0.5; q8 = 500|hint: that looks like ns: the answer is in us \(compared with
 q7 = 0.5; q8 = 0.4|right
 q9 = 1000; q10 = 33.5|hint: that looks like Gbit/s
 q9 = 1000; q10 = 4194|hint: that looks like MB/s
+q6 = 157.286|hint: the bytes' time alone: every step also costs alpha
+q6 = 12|hint: alpha's time alone
+q11 = 8192|hint: one size too small
+q11 = 32768|hint: one size too large
+q12 = 217.716|hint: twice the answer: something counted twice
+q12 = 54.429|hint: half the answer: a phase, a direction, or half a round trip
 CASES
 printf 'q1 = \n' > "$TMP/bad.toml"
 "$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/bad.toml" > "$TMP/out" 2>&1; rc=$?

@@ -53,7 +53,7 @@ void print_template(const QuestionSet& set) {
 // Right, wrong or missing, one line each; true when all are right.
 bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set) {
   const toml::table answers =
-      read_toml(answers_path, "answers are TOML: id = 42, id = [1, 2], id = \"word\"");
+      read_toml(answers_path, "answers are TOML: id = 42, id = [1, 2] with commas, id = \"word\"");
   for (const auto& [id, value] : answers) {
     bool known = false;
     for (const Question& q : set.questions) known |= q.id == id.str();

@@ -65,32 +65,43 @@ std::string compare_messages(const InProcessResult& r, const Traffic& model,
   return s + where_to_look(*d->counted, *d->model);
 }
 
-// "" when the algorithm is right at P over every count, else what went wrong.
-std::string check_at(const Operation& op, const CollectiveAlgorithm& algo, int P) {
+// The two passes, each over every P: every rank's result; then
+// the schedule against the model, message by message. So a wrong schedule
+// shows before its model is written.
+enum class Pass { results, messages };
+
+// What one run says wrong, for `pass`; "" when nothing is.
+std::string wrong_in(const InProcessResult& r, const InProcessRun& run, Pass pass) {
+  const std::string& name = run.algo.name;
+  if (pass == Pass::messages) {
+    const Traffic model = run.algo.model(run.shape());
+    if (std::string d = compare_messages(r, model, name); !d.empty()) return d;
+    return r.verdict(model);
+  }
+  const bool wrong =
+      std::any_of(r.wrong.begin(), r.wrong.end(), [](const std::string& w) { return !w.empty(); });
+  if (wrong && r.counted.msgs_total == 0)
+    return fmt::format("it sent no message: write its schedule (the TODO in allreduce_{}())", name);
+  for (const std::string& w : r.wrong)
+    if (!w.empty())
+      return fmt::format(
+          "{} (rank r started with element i = 10r + i)\n  see where it first goes wrong, step "
+          "by step (--oversubscribe: more ranks than cores):\n    mpirun --oversubscribe -np {} "
+          "build/bin/allreduce_{} --show --steps -i 1 -x 0 -n {}",
+          w, run.P, name, run.N);
+  return "";
+}
+
+// "" when the algorithm passes `pass` at P over every count, else what went wrong.
+std::string check_at(const Operation& op, const CollectiveAlgorithm& algo, int P, Pass pass) {
   ThreadWorld world(P, std::chrono::seconds(5));
   for (size_t N : {size_t(P), size_t(0), size_t(1), size_t(P - 1), size_t(P + 1), size_t(1000)}) {
     InProcessRun run{op, algo, P, N};
     run.fill = Fill::rank;  // --show's values: element i of rank r is 10r + i
     const std::string at = fmt::format("P = {}, {} elements", P, N);
     try {
-      const InProcessResult r = run_in_process(world, run);
-      const Traffic model = algo.model(run.shape());
-      const bool wrong = std::any_of(r.wrong.begin(), r.wrong.end(),
-                                     [](const std::string& w) { return !w.empty(); });
-      if (wrong && r.counted.msgs_total == 0)
-        return fmt::format("{}: it sent no message: write its schedule (the TODO in allreduce_{}())",
-                           at, algo.name);
-      for (const std::string& w : r.wrong)
-        if (!w.empty())
-          return fmt::format(
-              "{}: {} (rank r started with element i = 10r + i)\n  see where it first goes "
-              "wrong, step by step:\n    mpirun -np {} build/bin/allreduce_{} --show --steps "
-              "-i 1 -x 0 -n {}",
-              at, w, P, algo.name, N);
-      if (std::string d = compare_messages(r, model, algo.name); !d.empty())
-        return fmt::format("{}: {}", at, d);
-      if (std::string counts = r.verdict(model); !counts.empty())
-        return fmt::format("{}: {}", at, counts);
+      if (std::string w = wrong_in(run_in_process(world, run), run, pass); !w.empty())
+        return fmt::format("{}: {}", at, w);
     } catch (const std::exception& e) {  // a deadlock, named by the transport
       return fmt::format("{}: {}", at, e.what());
     }
@@ -126,13 +137,14 @@ int main(int argc, char** argv) {
                name, name);
     return kExitUsage;
   }
-  for (int P = 1; P <= max_P; ++P) {
-    const std::string wrong = check_at(*op, *algo, P);
-    if (wrong.empty()) continue;
-    fmt::print("{}: WRONG at {}\n", name, wrong);
-    return kExitWrong;
-  }
-  fmt::print("{}: right at P = 1 .. {} (counts P, 0, 1, P-1, P+1, 1000): every rank's result "
+  for (Pass pass : {Pass::results, Pass::messages})
+    for (int P = 1; P <= max_P; ++P) {
+      const std::string wrong = check_at(*op, *algo, P, pass);
+      if (wrong.empty()) continue;
+      fmt::print("{}: WRONG at {}\n", name, wrong);
+      return kExitWrong;
+    }
+  fmt::print("{}: right at P = 1 .. {} (counts P, 0, 1, P-1, P+1 and 1000): every rank's result "
              "exact, and every message sent the model's (step, ranks, bytes, reduced or not)\n",
              name, max_P);
   return 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -179,11 +180,37 @@ Expected taught(const Question& q) {
   return e;
 }
 
-double predicted_us(const Question& q, const char* algo_key, size_t count) {
+// The alpha-beta model's time; with `terms`, only alpha's (1, 0) or only the bytes' (0, 1).
+double predicted_us(const Question& q, const char* algo_key, size_t count,
+                    std::pair<double, double> terms = {1, 1}) {
   const Operation& op = operation(q);
   const int P = int(need_within(q, "P", 1, 1 << 20));
   const Traffic t = algorithm(q, op, algo_key).model({P, count, 4, 0});
-  return alpha_beta(need_positive(q, "alpha_us"), need_positive(q, "GBps")).predict_us(t);
+  const double GBps = need_positive(q, "GBps");
+  return alpha_beta(terms.first * need_positive(q, "alpha_us"),
+                    terms.second > 0 ? GBps : std::numeric_limits<double>::infinity())
+      .predict_us(t);
+}
+
+Expected predict(const Question& q) {
+  const size_t count = size_t(need_within(q, "count", 0, int64_t(1) << 40));
+  Expected e = number(predicted_us(q, "algorithm", count), "us", int(need_within(q, "P", 1, 1 << 20)));
+  e.rel_tolerance = 0.02;
+  e.slips.insert(e.slips.begin(),
+                 {{{predicted_us(q, "algorithm", count, {0, 1})},
+                   "the bytes' time alone: every step also costs alpha"},
+                  {{predicted_us(q, "algorithm", count, {1, 0})},
+                   "alpha's time alone: the bytes cost time too"}});
+  return e;
+}
+
+// A crossover one power of two off is the likely slip, and says which way.
+Expected crossing(double N) {
+  Expected e = number(N, "B");
+  e.slips.insert(e.slips.begin(),
+                 {{{N / 2}, "one size too small: at that size is it below yet?"},
+                  {{N * 2}, "one size too large: it is already below at a smaller one"}});
+  return e;
 }
 
 Expected crossover(const Question& q) {
@@ -191,7 +218,7 @@ Expected crossover(const Question& q) {
                 to_B = need_within(q, "to_B", from_B, int64_t(1) << 40);
   for (int64_t N = from_B; N <= to_B; N *= 2)
     if (predicted_us(q, "algorithm", size_t(N / 4)) < predicted_us(q, "versus", size_t(N / 4)))
-      return number(double(N));
+      return crossing(double(N));
   return number(0);
 }
 
@@ -279,12 +306,7 @@ Expected expected(const Question& q, const toml::table* answers) {
     case Ask::traffic: return traffic(q);
     case Ask::buffer: return buffer(q);
     case Ask::taught: return taught(q);
-    case Ask::predict: {
-      Expected e = number(predicted_us(q, "algorithm", size_t(need_within(q, "count", 0, int64_t(1) << 40))),
-                          "us", int(need_within(q, "P", 1, 1 << 20)));
-      e.rel_tolerance = 0.02;
-      return e;
-    }
+    case Ask::predict: return predict(q);
     case Ask::crossover: return crossover(q);
     case Ask::ps_bytes: return ps_bytes(q);
     case Ask::range: return measured(q, answers);
