@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -29,8 +31,11 @@ std::vector<double> values_of(const Buffer& b) {
 }  // namespace
 
 std::string describe(const Sent& m) {
+  const bool run = m.last >= 0 && m.last != m.chunk;
   return fmt::format("step {}: rank {} -> rank {}, {} B{}{}", m.step, m.from, m.to, m.bytes,
-                     m.chunk >= 0 ? fmt::format(" (chunk {})", m.chunk) : "",
+                     m.chunk < 0 ? ""
+                     : run       ? fmt::format(" (chunks {}..{})", m.chunk, m.last)
+                                 : fmt::format(" (chunk {})", m.chunk),
                      !m.seen ? "" : m.reduced ? ", reduced on arrival" : ", stored on arrival");
 }
 
@@ -120,8 +125,7 @@ std::string InProcessResult::verdict(const Traffic& model) const {
 namespace {
 
 bool before(const Sent& a, const Sent& b) {
-  return std::tie(a.step, a.from, a.to, a.bytes, a.reduced) <
-         std::tie(b.step, b.from, b.to, b.bytes, b.reduced);
+  return std::tie(a.step, a.from, a.to, a.bytes) < std::tie(b.step, b.from, b.to, b.bytes);
 }
 
 bool same(const Sent& a, const Sent& b) {
@@ -132,17 +136,19 @@ bool same(const Sent& a, const Sent& b) {
 // What ran, message by message: each as its sender sent it, reduced or not
 // as its receiver said (the first unmatched arrival of the same step and pair).
 std::vector<Sent> counted_messages(const std::vector<TraceEntry>& sent,
-                                   std::vector<TraceEntry> arrived) {
+                                   const std::vector<TraceEntry>& arrived) {
+  // Each pair's arrivals in a step, in the order posted, as MPI matches them.
+  std::map<std::tuple<int, int, int>, std::deque<const TraceEntry*>> waiting;
+  for (const TraceEntry& a : arrived) waiting[{a.step, a.from, a.to}].push_back(&a);
   std::vector<Sent> all;
   for (const TraceEntry& e : sent) {
     bool reduced = e.reduced, seen = true;
     if (!e.read) {
-      auto it = std::find_if(arrived.begin(), arrived.end(), [&](const TraceEntry& a) {
-        return a.step == e.step && a.from == e.from && a.to == e.to;
-      });
-      if (it != arrived.end()) reduced = it->reduced, seen = !it->deferred, it->step = -1;  // taken
+      auto& queue = waiting[{e.step, e.from, e.to}];
+      seen = !queue.empty() && !queue.front()->deferred;  // none: what its receiver did is unknown
+      if (!queue.empty()) reduced = queue.front()->reduced, queue.pop_front();
     }
-    all.push_back({e.step, e.from, e.to, e.bytes, reduced, e.chunk, seen});
+    all.push_back({e.step, e.from, e.to, e.bytes, reduced, e.chunk, seen, e.last_chunk});
   }
   std::stable_sort(all.begin(), all.end(), before);
   return all;

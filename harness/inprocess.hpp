@@ -46,7 +46,8 @@ struct Sent {
   uint64_t bytes;
   bool reduced;    // the receiver reduced it into its buffer
   int chunk = -1;  // counted only: the chunk its step named
-  bool seen = true;  // counted: false where it arrived by irecv, so reduced is unknown
+  bool seen = true;  // counted: false where it arrived by irecv (or unseen), so reduced is unknown
+  int last = -1;     // counted: a run of chunks, chunk .. last (core/comm.hpp: Step)
 };
 
 // Where a counted schedule and a model first part, both listed by step, then

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "questions.hpp"
 
@@ -56,7 +57,7 @@ Marked judge_word(const Expected& e, const toml::node& answer) {
       return {Mark::format, fmt::format("\"{}\" is written differently (case, blanks): names are "
                                         "spelt as the table spells them",
                                         *s)};
-    if (*s + "_B" == k || *s + "_b" == k || lower(*s) + "_b" == lower(k))
+    if (lower(*s) + "_b" == lower(k))
       return {Mark::format, fmt::format("\"{}\" lacks its unit: names of byte counts end in _B, "
                                         "as the table spells them",
                                         *s)};
@@ -91,7 +92,8 @@ Marked judge(const Expected& e, const toml::node& answer) {
     return {Mark::format, e.list ? "write a list of numbers in brackets: [a, b, ...]"
                                  : "write one number, not a list or a word"};
   }
-  if (!e.list && got->size() != 1) return {Mark::format, "write one number, not a list"};
+  if (!e.list && (got->size() != 1 || answer.is_array()))
+    return {Mark::format, "write one number, not a list"};
   if (e.list && !answer.is_array()) return {Mark::format, "write a list in brackets: [a, b, ...]"};
   if (e.list && got->size() != e.numbers.size())
     return {Mark::format, fmt::format("the buffer holds {} element{}; your list has {}",
@@ -99,12 +101,15 @@ Marked judge(const Expected& e, const toml::node& answer) {
                                       got->size())};
   if (e.accepts(answer)) return {Mark::right, ""};
   for (const Slip& slip : e.slips) {
-    // A slip as close to the answer as the tolerance cannot be told from it.
-    if (!e.list && !e.range && near(slip.numbers.front(), e.numbers.front(), 2 * e.rel_tolerance))
+    if (e.range) {  // a measurement: a slip matches within the range's own factor
+      const double got1 = got->front(), v = slip.numbers.front(), spread = std::sqrt(1 / (1 - e.rel_tolerance));
+      if (got1 > 0 && v > 0 && std::fabs(std::log(got1 / v)) <= std::log(spread)) return {Mark::wrong, slip.says};
       continue;
+    }
+    // A slip as close to the answer as the tolerance cannot be told from it.
+    if (!e.list && near(slip.numbers.front(), e.numbers.front(), 2 * e.rel_tolerance)) continue;
     bool all = slip.numbers.size() == got->size();
-    // As loose as the answer's tolerance (a measurement's), or half a percent.
-    const double within = e.range ? e.rel_tolerance : std::min(std::max(e.rel_tolerance, 1e-6), 0.005);
+    const double within = std::min(std::max(e.rel_tolerance, 1e-6), 0.005);
     for (size_t i = 0; all && i < got->size(); ++i) all = near((*got)[i], slip.numbers[i], within);
     if (all) return {Mark::wrong, slip.says};
   }

@@ -256,11 +256,19 @@ Expected measured(const Question& q, const toml::table* answers) {
   const auto other = (*answers)[like].value<double>();
   if (!other || !std::isfinite(*other) || *other <= 0) return e;
   const double times = optional<double>(q, "times", 1.0), within = optional<double>(q, "within", 3.0);
+  if (!(times > 0) || !(within > 1)) throw bad(q, "'times' must be above 0 and 'within' above 1");
   const double center = optional<bool>(q, "inverse", false) ? times / *other : times * *other;
-  e.range = {std::max(e.range->first, center / within), std::min(e.range->second, center * within)};
-  e.slips = number_slips(center, 0, e.unit);
-  e.rel_tolerance = 1 - 1 / within;  // a slip matches as loosely as the answer
-  for (Slip& slip : e.slips) slip.says += fmt::format(" (compared with your {})", like);
+  const std::pair<double, double> near_other{std::max(e.range->first, center / within),
+                                             std::min(e.range->second, center * within)};
+  if (near_other.first > near_other.second) return e;  // the other answer is implausible itself
+  e.range = near_other;
+  e.rel_tolerance = 1 - 1 / within;  // a slip matches within sqrt(within) (judge.cpp)
+  // Only slips far enough that their band misses the answer's (a unit's, not twice).
+  for (Slip& slip : number_slips(center, 0, e.unit))
+    if (std::fabs(std::log(slip.numbers.front() / center)) > 1.5 * std::log(within)) {
+      slip.says += fmt::format(" (compared with your {})", like);
+      e.slips.push_back(slip);
+    }
   return e;
 }
 
