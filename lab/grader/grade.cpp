@@ -32,14 +32,19 @@ void print_key(const std::string& path, const QuestionSet& set) {
   fmt::print("# The answer key of {}: {}\n", path, set.title);
   fmt::print("# written by build/bin/grade --key (commlab {}), from the tool's own runs.\n",
              commlab_version());
-  // A measurement like another answer is keyed from that answer's key.
+  // A measurement like another answer is keyed from that answer's key:
+  // every answer once, then those again.
   toml::table keyed;
-  for (const Question& q : set.questions)
-    if (const Expected e = answer_of(path, q); e.words.empty() && !e.list)
-      keyed.insert(q.id, e.key_number());
+  std::vector<Expected> keys;
   for (const Question& q : set.questions) {
+    keys.push_back(answer_of(path, q));
+    if (keys.back().words.empty() && !keys.back().list) keyed.insert(q.id, keys.back().key_number());
+  }
+  for (size_t i = 0; i < set.questions.size(); ++i) {
+    const Question& q = set.questions[i];
+    if (q.spec.contains("like")) keys[i] = answer_of(path, q, &keyed);
     fmt::print("\n# {}\n", q.text);
-    fmt::print("{} = {}\n", q.id, answer_of(path, q, &keyed).key_value());
+    fmt::print("{} = {}\n", q.id, keys[i].key_value());
   }
 }
 
