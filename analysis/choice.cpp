@@ -15,11 +15,11 @@ namespace commlab {
 
 namespace {
 
-using TableKey = std::tuple<int, std::string, std::string, std::string>;  // P, device, dtype, op
+using TableKey = std::tuple<int, std::string, std::string, std::string>;  // P, fabric, dtype, op
 
 std::string heading(const TableKey& k) {
-  const auto& [P, device, dtype, op] = k;
-  return fmt::format("P = {} ({}, {} {})", P, device, dtype, op);
+  const auto& [P, fabric, dtype, op] = k;
+  return fmt::format("P = {} ({}, {} {})", P, fabric, dtype, op);
 }
 
 // The hand-written algorithms' rows of one size (auto's apart).
@@ -56,7 +56,7 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
   std::map<TableKey, std::map<uint64_t, SizeRows>> tables;
   for (const Measurement& m : rows) {
     if (!is_allreduce(m)) continue;
-    SizeRows& at = tables[{m.P, m.device, m.dtype, m.op}][m.bytes];
+    SizeRows& at = tables[{m.P, m.fabric(), m.dtype, m.op}][m.bytes];
     if (m.algorithm == "auto") at.automatic = &m;
     else if (m.hand()) at.hand.push_back(&m);
     else if (m.algorithm == "MPI_Allreduce") at.library_us.push_back(m.t_median_us);
@@ -87,13 +87,13 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
 }
 
 std::string auto_against_library(const std::vector<Measurement>& rows) {
-  // P, device, dtype, op -> size -> run (date) -> auto / MPI_Allreduce, median times
+  // P, fabric, dtype, op -> size -> run (date) -> auto / MPI_Allreduce, median times
   std::map<TableKey, std::map<uint64_t, std::map<std::string, std::pair<double, double>>>> runs;
   std::map<TableKey, std::map<uint64_t, std::map<std::string, std::string>>> chose;
   std::map<TableKey, std::map<uint64_t, std::vector<double>>> predicted_us, auto_us;
   for (const Measurement& m : rows) {
     if (!is_allreduce(m) || (m.algorithm != "auto" && m.algorithm != "MPI_Allreduce")) continue;
-    const TableKey key{m.P, m.device, m.dtype, m.op};
+    const TableKey key{m.P, m.fabric(), m.dtype, m.op};
     auto& pair = runs[key][m.bytes][m.date];
     (m.algorithm == "auto" ? pair.first : pair.second) = m.t_median_us;
     if (m.algorithm != "auto") continue;

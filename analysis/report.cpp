@@ -24,12 +24,12 @@ constexpr double kMissBy = 0.2;  // a model prediction off by more than this is 
 struct Group {
   std::string program, algorithm;
   Impl impl;
-  std::string device, dtype, op;
-  auto key() const { return std::tie(program, algorithm, impl, device, dtype, op); }
+  std::string fabric, dtype, op;
+  auto key() const { return std::tie(program, algorithm, impl, fabric, dtype, op); }
   bool operator<(const Group& o) const { return key() < o.key(); }
 };
 Group group_of(const Measurement& m) {
-  return {m.program, m.algorithm, m.impl, m.device, m.dtype, m.op};
+  return {m.program, m.algorithm, m.impl, m.fabric(), m.dtype, m.op};
 }
 
 
@@ -209,7 +209,7 @@ std::string timing(const std::vector<Measurement>& rows) {
     std::map<int, std::vector<uint64_t>> missed;  // sizes, by P
     Assessed all = assess(ms, &missed);
     if (g.impl == Impl::hand)
-      predicted[fmt::format("{}, {} {}{}", g.program, g.device, g.dtype,
+      predicted[fmt::format("{}, {} {}{}", g.program, g.fabric, g.dtype,
                             g.op == "none" ? "" : " " + g.op)]
           .push_back({&g, all.fit});
     std::map<int, std::vector<const Measurement*>> by_P;
@@ -292,12 +292,12 @@ std::string library_table(const std::map<uint64_t, std::vector<const Measurement
 }
 
 std::string against_library(const std::vector<Measurement>& rows) {
-  // (program, P, device, dtype, op) -> size -> rows
+  // (program, P, fabric, dtype, op) -> size -> rows
   std::map<std::tuple<std::string, int, std::string, std::string, std::string>,
            std::map<uint64_t, std::vector<const Measurement*>>>
       tables;
   for (const Measurement& m : rows)
-    tables[{m.program, m.P, m.device, m.dtype, m.op}][m.bytes].push_back(&m);
+    tables[{m.program, m.P, m.fabric(), m.dtype, m.op}][m.bytes].push_back(&m);
   std::string s =
       "Time of each hand-written algorithm over the library call's on the same data in the same "
       "run (below 1: the hand-written one is faster), both bus bandwidths, and the hand-written "
@@ -305,7 +305,7 @@ std::string against_library(const std::vector<Measurement>& rows) {
       "busbw assumes the ring's traffic, link does not). On GPU buffers with one GPU per rank, "
       "over NCCL's too.\n";
   for (const auto& [key, by_size] : tables) {
-    const auto& [program, P, device, dtype, op] = key;
+    const auto& [program, P, fabric, dtype, op] = key;
     std::vector<std::string> hand;
     bool with_nccl = false;
     int nodes = 0;  // 0: not recorded (files older than the column)
@@ -318,7 +318,7 @@ std::string against_library(const std::vector<Measurement>& rows) {
       }
     if (hand.empty()) continue;
     const std::string on = nodes == 0 ? "" : fmt::format("; {} node{}", nodes, nodes == 1 ? "" : "s");
-    s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n{}", program, P, device, dtype,
+    s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n{}", program, P, fabric, dtype,
                      op == "none" ? "" : " " + op, on, library_table(by_size, hand, with_nccl));
   }
   return s;

@@ -41,7 +41,7 @@ constexpr uint64_t kLargeMessage_B = uint64_t{1} << 20;
 // (kWithin), its 1/beta beside the link's; then how time grows with P, measured, modelled and as
 // the taught formulas say, and where the taught formula misleads.
 std::string formulas_summary(const std::vector<Measurement>& rows, const Machine& machine);
-// That fitted model itself, per device and dtype: coefficients alpha (us per
+// That fitted model itself, per fabric (Measurement::fabric) and dtype: coefficients alpha (us per
 // step), beta (us per port byte) and gamma (us per reduced byte), for
 // bin/predict --fit.
 std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows,

@@ -6,6 +6,7 @@
 #include <array>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -50,14 +51,15 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
 
 // The columns read, in to_measurement's order; the last ones are newer than
 // the rest, so a file without them still reads.
-constexpr std::array<const char*, 33> kColumns{
+constexpr std::array<const char*, 35> kColumns{
     "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
     "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
     "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
     "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
     "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B",
-    "traffic"};
-constexpr size_t kNewer = 8;
+    "traffic", "transport", "run_transport"};
+constexpr size_t kNewer = 10;
+constexpr const char* kRunTransportUnknown = "?";  // until name_fabrics finds it
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
 // A cell that names a value (impl, check), read back into the value.
@@ -102,7 +104,29 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.model_port_critical_B = optional_count(c[30], "model_port_critical_B", where);
   m.model_reduced_max_B = optional_count(c[31], "model_reduced_max_rank_B", where);
   m.traffic = word(parse_traffic_check, c[32], where);
+  // The run's transport; in files older than its column, a hand-written
+  // row's own is its run's, and a library row's is found by name_fabrics.
+  m.run_transport = !c[34].empty() ? c[34] : m.hand() ? c[33] : kRunTransportUnknown;
   return m;
+}
+
+// A library row of a file older than the run_transport column takes the
+// transport of the hand-written rows of its run: the same host, start date
+// (to the second), program and P. Then the device's usual MPI path is named
+// by the device alone.
+void name_fabrics(std::vector<Measurement>& rows) {
+  using Run = std::tuple<std::string, std::string, std::string, int>;
+  std::map<Run, std::string> runs;
+  for (const Measurement& m : rows)
+    if (m.hand()) runs[{m.host, m.date, m.program, m.P}] = m.run_transport;
+  for (Measurement& m : rows) {
+    std::string& t = m.run_transport;
+    if (t == kRunTransportUnknown) {
+      auto it = runs.find({m.host, m.date, m.program, m.P});
+      t = it == runs.end() ? "" : it->second;
+    }
+    if (t == "host" || t == "nccl" || (m.device == "cuda" && t == "staged")) t.clear();
+  }
 }
 
 void require_columns(const std::string& name, const std::function<bool(const char*)>& has) {
@@ -135,6 +159,7 @@ std::vector<Measurement> read_csv(const std::string& name, Source&&... source) {
   } catch (const io::error::base& e) {
     throw ReportError(e.what());
   }
+  name_fabrics(rows);
   return rows;
 }
 
@@ -162,6 +187,7 @@ std::vector<Measurement> read_json_lines(const std::string& name, std::istream& 
     rows.push_back(to_measurement(cells, where));
     rows.back().line = line;
   }
+  name_fabrics(rows);
   return rows;
 }
 

@@ -22,6 +22,10 @@ struct Measurement {
   std::string program, algorithm;
   Impl impl = Impl::hand;
   std::string device, dtype, op;
+  // Its run's transport where that is not the device's usual MPI path
+  // ("direct", "cuda-aware"), else empty: the library's rows of a run too, so
+  // that they stay beside the rows they were measured against.
+  std::string run_transport;
   int P = 0;
   uint64_t count = 0, bytes = 0;
   double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
@@ -44,6 +48,10 @@ struct Measurement {
   int line = 0;  // in its file, for messages
 
   bool hand() const { return impl == Impl::hand; }
+  // Where its bytes moved: "host", "cuda", "host, direct". Fits and tables
+  // keep fabrics apart: a copy between mapped buffers and an MPI message are
+  // different machines.
+  std::string fabric() const { return run_transport.empty() ? device : device + ", " + run_transport; }
 };
 
 // Every row of one file: CSV, or JSON Lines (--json; a file whose first

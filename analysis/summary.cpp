@@ -48,7 +48,7 @@ struct Domain {
   const char* fitted() const { return by_node ? "(one rank per node, fitted)" : cores ? "(a core per rank, fitted)" : "(fitted)"; }
   const char* apart() const { return by_node ? "(ranks share nodes: not fitted)" : "(more ranks than cores: not fitted)"; }
 };
-using Key = std::tuple<std::string, std::string, std::string, std::string>;  // algorithm, program, device, dtype
+using Key = std::tuple<std::string, std::string, std::string, std::string>;  // algorithm, program, fabric, dtype
 
 // The hand-written all-reduce algorithms: the formulas the summary tests are theirs.
 std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
@@ -56,7 +56,7 @@ std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows)
     if (m.hand() && m.check == Check::ok && m.model_steps && m.t_median_us > 0 && m.P > 1 &&
         m.program.rfind("allreduce", 0) == 0)
-      groups[{m.algorithm, m.program, m.device, m.dtype}].push_back(&m);
+      groups[{m.algorithm, m.program, m.fabric(), m.dtype}].push_back(&m);
   return groups;
 }
 
@@ -72,9 +72,12 @@ double off(const Fit& f, const Measurement& m) {
   return (f.predict(regressors(m)) - m.t_median_us) / m.t_median_us;
 }
 
+// "ring", "ring (allreduce)", "ring, host, direct": the fabric where a run
+// went another way than the device's usual MPI path.
 std::string name_of(const Key& key) {
-  const auto& [algorithm, program, device, dtype] = key;
-  return program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program);
+  const auto& [algorithm, program, fabric, dtype] = key;
+  std::string name = program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program);
+  return fabric.find(',') == std::string::npos ? name : name + ", " + fabric;
 }
 
 std::string ps_of(const Rows& ms) {
@@ -156,7 +159,7 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
 // One fit for all the algorithms on the same data: alpha, beta and gamma are
 // the machine's, not an algorithm's (and within one algorithm its bytes and
 // reduced bytes grow together, so one fit alone cannot tell beta from gamma).
-using Data = std::pair<std::string, std::string>;  // device, dtype
+using Data = std::pair<std::string, std::string>;  // fabric, dtype
 struct Pooled {
   std::map<Key, Rows> groups;
   Domain domain;
@@ -197,7 +200,7 @@ std::string summary_prose() {
       large, percent(kWithin));
 }
 
-// One line per device and dtype: the fitted alpha, 1/beta beside the links'
+// One line per fabric and dtype: the fitted alpha, 1/beta beside the links'
 // ping-pong, 1/gamma, and how well the fit predicts.
 std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> link_GBps) {
   auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "types.hpp"
 
@@ -21,8 +22,14 @@ int select(int local_rank);
 struct Inventory {
   int gpus = 0;
   size_t smallest_B = 0;
+  // Each GPU's PCI address ("0000:1b:00.0"), in device order: what tells two
+  // processes apart that each see their GPU as device 0 (CUDA_VISIBLE_DEVICES
+  // per rank, as Slurm's --gpus-per-task sets it).
+  std::vector<std::string> bus_ids;
 };
 Inventory inventory();
+// The PCI address of this process's GPU (after select()).
+std::string bus_id();
 
 // "NVIDIA H100 80GB HBM3, driver 13.0, runtime 13.0": what a results folder records.
 std::string describe();
@@ -49,6 +56,9 @@ void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i]
 // dst[i] = a[i] op b[i], one pass; dst may be a or b.
 void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count);
 void sync();  // until everything queued has finished
+// The same, for at most `seconds`: false if the work has not finished by
+// then (a peer read over a broken PCIe path can stall for ever).
+bool sync_within(double seconds);
 
 // Staging: an event marks a point in the stream, so a pinned buffer is reused
 // only once the copy that reads or fills it is done.

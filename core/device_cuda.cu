@@ -3,11 +3,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <thread>
 #include <stdexcept>
 #include <string>
 
 #include "device.hpp"
+#include "packs.hpp"
 #include "types.hpp"
 
 namespace commlab::gpu {
@@ -17,8 +21,28 @@ namespace {
 cudaStream_t g_stream = nullptr;
 int g_multiprocessors = 1;
 
+bool g_failed = false;  // a call failed and said so: what fails after it is its echo
+
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e == cudaSuccess) return;
+  g_failed = true;
+  throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+// Where nothing can be thrown (a free, on the way out): said on stderr,
+// unless an error was already said (a fault poisons the context, and every
+// later free fails alike: the one line that says why stays one), and
+// cleared where it can be, so that the next check does not blame its own call.
+void warn(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  if (!g_failed) std::fprintf(stderr, "warning: %s: %s\n", what, cudaGetErrorString(e));
+  g_failed = true;
+  cudaGetLastError();
+}
+
+std::string pci_address(const cudaDeviceProp& p) {
+  char id[32];
+  std::snprintf(id, sizeof id, "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  return id;
 }
 
 // 16 bytes of T: one vector load per thread keeps the kernel at copy speed.
@@ -73,21 +97,19 @@ void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) 
   auto* d = static_cast<T*>(dst_v);
   auto* a = static_cast<const T*>(a_v);
   auto* b = static_cast<const T*>(b_v);
-  constexpr size_t per_pack = 16 / sizeof(T);
-  size_t packs = 0;
-  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  // Chunks start anywhere in a buffer: vectorise only when all are 16-byte aligned.
-  if (aligned(d) && aligned(a) && aligned(b)) {
-    packs = count / per_pack;
-    if (packs)
-      reduce_packs<T, O><<<blocks_for(packs), kThreads, 0, g_stream>>>(
-          reinterpret_cast<Pack<T>*>(d), reinterpret_cast<const Pack<T>*>(a),
-          reinterpret_cast<const Pack<T>*>(b), packs);
-  }
-  const size_t done = packs * per_pack;
-  if (done < count)
-    reduce_elements<T, O><<<blocks_for(count - done), kThreads, 0, g_stream>>>(
-        d + done, a + done, b + done, count - done);
+  const PackSplit s = split_for_packs(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(a),
+                                      reinterpret_cast<uintptr_t>(b), count, sizeof(T));
+  if (s.head)
+    reduce_elements<T, O><<<blocks_for(s.head), kThreads, 0, g_stream>>>(d, a, b, s.head);
+  const size_t at = s.head;
+  if (s.packs)
+    reduce_packs<T, O><<<blocks_for(s.packs), kThreads, 0, g_stream>>>(
+        reinterpret_cast<Pack<T>*>(d + at), reinterpret_cast<const Pack<T>*>(a + at),
+        reinterpret_cast<const Pack<T>*>(b + at), s.packs);
+  const size_t rest = at + s.packs * (16 / sizeof(T));
+  if (s.tail)
+    reduce_elements<T, O><<<blocks_for(s.tail), kThreads, 0, g_stream>>>(d + rest, a + rest, b + rest,
+                                                                          s.tail);
   check(cudaGetLastError(), "reduction kernel");
 }
 
@@ -125,8 +147,17 @@ Inventory inventory() {
     cudaDeviceProp p{};
     check(cudaGetDeviceProperties(&p, d), "cudaGetDeviceProperties");
     if (d == 0 || p.totalGlobalMem < inv.smallest_B) inv.smallest_B = p.totalGlobalMem;
+    inv.bus_ids.push_back(pci_address(p));
   }
   return inv;
+}
+
+std::string bus_id() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  return pci_address(p);
 }
 
 std::string describe() {
@@ -147,21 +178,29 @@ void* alloc(size_t bytes) {
   check(cudaMalloc(&p, std::max<size_t>(bytes, 16)), "cudaMalloc");
   return p;
 }
-void release(void* p) { cudaFree(p); }
+void release(void* p) { warn(cudaFree(p), "cudaFree"); }
 
 void* alloc_pinned(size_t bytes) {
   void* p = nullptr;
   check(cudaMallocHost(&p, std::max<size_t>(bytes, 16)), "cudaMallocHost");
   return p;
 }
-void release_pinned(void* p) { cudaFreeHost(p); }
+void release_pinned(void* p) { warn(cudaFreeHost(p), "cudaFreeHost"); }
 
 static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "an IPC handle travels as its bytes");
 
+// A handle maps the whole block cudaMalloc carved the allocation from, and
+// a small allocation may share its block with others: the CUDA Programming
+// Guide's IPC section asks for sizes in 2 MiB, so that a peer maps this
+// region and nothing else.
 void* alloc_shared(size_t bytes, IpcHandle& handle) {
-  void* p = alloc(bytes);
+  constexpr size_t kGranule = size_t{2} << 20;
+  void* p = alloc((std::max<size_t>(bytes, 1) + kGranule - 1) / kGranule * kGranule);
   cudaIpcMemHandle_t h;
-  check(cudaIpcGetMemHandle(&h, p), "cudaIpcGetMemHandle");
+  if (cudaError_t e = cudaIpcGetMemHandle(&h, p); e != cudaSuccess) {
+    release(p);
+    check(e, "cudaIpcGetMemHandle");
+  }
   std::memcpy(handle.bytes, &h, sizeof h);
   return p;
 }
@@ -177,7 +216,7 @@ void* open_shared(const IpcHandle& handle) {
         "cudaIpcOpenMemHandle (this GPU cannot map a peer's memory)");
   return p;
 }
-void close_shared(void* p) { cudaIpcCloseMemHandle(p); }
+void close_shared(void* p) { warn(cudaIpcCloseMemHandle(p), "cudaIpcCloseMemHandle"); }
 
 void copy(void* dst, const void* src, size_t bytes) {
   if (bytes)
@@ -202,6 +241,17 @@ void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t c
 
 void sync() { check(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize"); }
 
+bool sync_within(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(g_stream);
+    if (e == cudaSuccess) return true;
+    if (e != cudaErrorNotReady) check(e, "cudaStreamQuery");
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 Event event_create() {
   cudaEvent_t e;
   check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
@@ -213,13 +263,17 @@ void event_record(Event e) {
 void event_wait(Event e) {
   check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
 }
-void event_destroy(Event e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+void event_destroy(Event e) { warn(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy"); }
 
 Difference compare(DType t, const void* got, const void* want, size_t count) {
   Difference d;
   if (count == 0) return d;
-  unsigned long long* counters = nullptr;  // wrong, first
-  check(cudaMalloc(&counters, 2 * sizeof(unsigned long long)), "cudaMalloc");
+  // wrong, first; freed however this ends
+  auto* counters = static_cast<unsigned long long*>(alloc(2 * sizeof(unsigned long long)));
+  struct Freed {
+    void* p;
+    ~Freed() { release(p); }
+  } freed{counters};
   const unsigned long long start[2] = {0, ~0ull};
   check(cudaMemcpyAsync(counters, start, sizeof start, cudaMemcpyHostToDevice, g_stream),
         "cudaMemcpyAsync");
@@ -233,7 +287,6 @@ Difference compare(DType t, const void* got, const void* want, size_t count) {
   check(cudaMemcpyAsync(result, counters, sizeof result, cudaMemcpyDeviceToHost, g_stream),
         "cudaMemcpyAsync");
   sync();
-  cudaFree(counters);
   d.count = result[0];
   d.first = result[0] ? static_cast<size_t>(result[1]) : 0;
   return d;
@@ -246,26 +299,26 @@ Bandwidth measure_bandwidth(size_t bytes, int repeats) {
   check(cudaMemsetAsync(a, 0, bytes, g_stream), "cudaMemset");
   check(cudaMemsetAsync(b, 0, bytes, g_stream), "cudaMemset");
   cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   auto best_ms = [&](auto work) {
     work();  // warm-up
     float best = 1e30f;
     for (int i = 0; i < repeats; ++i) {
-      cudaEventRecord(start, g_stream);
+      check(cudaEventRecord(start, g_stream), "cudaEventRecord");
       work();
-      cudaEventRecord(stop, g_stream);
+      check(cudaEventRecord(stop, g_stream), "cudaEventRecord");
       check(cudaEventSynchronize(stop), "cudaEventSynchronize");
       float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
       best = std::min(best, ms);
     }
     return double(best);
   };
   const double copy_ms = best_ms([&] { copy(b, a, count * sizeof(float)); });
   const double reduce_ms = best_ms([&] { reduce(DType::float32, Op::sum, b, a, count); });
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  warn(cudaEventDestroy(start), "cudaEventDestroy");
+  warn(cudaEventDestroy(stop), "cudaEventDestroy");
   release(a);
   release(b);
   const double moved = double(count * sizeof(float));

@@ -16,6 +16,7 @@ namespace {
 
 int select(int) { no_cuda(); }
 Inventory inventory() { no_cuda(); }
+std::string bus_id() { no_cuda(); }
 std::string describe() { no_cuda(); }
 void* alloc(size_t) { no_cuda(); }
 void release(void*) {}
@@ -29,6 +30,7 @@ void copy(void*, const void*, size_t) { no_cuda(); }
 void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
 void reduce_to(DType, Op, void*, const void*, const void*, size_t) { no_cuda(); }
 void sync() { no_cuda(); }
+bool sync_within(double) { no_cuda(); }
 Event event_create() { no_cuda(); }
 void event_record(Event) { no_cuda(); }
 void event_wait(Event) { no_cuda(); }

@@ -101,9 +101,11 @@ class HeapRegions : public Regions {
 // Collective: why the ranks of `comm` cannot map each other's memory (not
 // all on one node), or "" (mpi_regions.cpp).
 std::string direct_unavailable(MPI_Comm comm);
-// Collective, GPU buffers: why this rank's GPU cannot map its peers'
-// memory (a probe region opened by CUDA IPC), or "".
-std::string gpu_peers_unmappable(MPI_Comm comm);
+// Collective, GPU buffers: why this rank cannot read its peers' GPU memory,
+// or "": a probe region opened by CUDA IPC, then read for real from every
+// peer, by a copy and by the reduction kernel, each within a deadline.
+// `gpus`: every rank's GPU by its PCI address, for the message.
+std::string gpu_peers_unmappable(MPI_Comm comm, const std::vector<std::string>& gpus);
 // The direct transport among `comm`'s ranks, which direct_unavailable()
 // said can: MPI-3 shared memory for host buffers, CUDA IPC for `mem` on the GPU.
 std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem);

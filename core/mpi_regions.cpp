@@ -99,10 +99,22 @@ class MpiRegions : public SharedControl {
 // GPU buffers: each rank's region cudaMalloc'd, its IPC handle given to
 // the others (MPI_Allgather), and opened by each (cudaIpcOpenMemHandle); the
 // control block in host shared memory, as for host buffers.
+// Thrown on a rank whose own part went well when another's did not (that
+// rank says why).
+struct AnotherRankFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class GpuRegions : public SharedControl {
  public:
   explicit GpuRegions(MPI_Comm comm) : SharedControl(comm), bases_(P_, nullptr) {}
   ~GpuRegions() override {
+    // This rank's reads done before it says so; another process's kernels
+    // are waited for by no CUDA call, only by this barrier.
+    if (!stalled_) try {
+        gpu::sync();
+      } catch (const std::exception&) {
+      }
     MPI_Barrier(comm_);  // nobody still reads a region
     drop();
   }
@@ -110,14 +122,19 @@ class GpuRegions : public SharedControl {
   size_t bytes() const override { return bytes_; }
   void reserve(size_t bytes) override {
     if (bytes <= bytes_) return;
-    MPI_Barrier(comm_);  // nobody still reads the old regions
-    drop();
     // Each step agreed by every rank before the next, so that a rank that
     // fails leaves none waiting in a collective it skipped.
     std::string error;
+    try {
+      gpu::sync();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    MPI_Barrier(comm_);  // nobody still reads the old regions
+    drop();
     gpu::IpcHandle mine{};
     try {
-      bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
+      if (error.empty()) bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -131,9 +148,15 @@ class GpuRegions : public SharedControl {
         }
     }
     bytes_ = bytes;
-    if (!everyone(error.empty()))  // every rank has opened every region before any is freed
-      throw std::runtime_error(error.empty() ? "another rank could not map its region" : error);
+    if (!everyone(error.empty())) {  // every rank has opened every region before any is freed
+      if (error.empty()) throw AnotherRankFailed("another rank could not map its region");
+      throw std::runtime_error(error);
+    }
   }
+  // A copy that never finished may still be reading the regions: every
+  // rank leaves them to the process's end rather than free them under it
+  // (the collectives still run).
+  void stalled() { stalled_ = true; }
 
  private:
   bool everyone(bool mine) {  // collective
@@ -141,30 +164,99 @@ class GpuRegions : public SharedControl {
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
     return all;
   }
-  // Collective: the peers' regions closed everywhere before any is freed.
+  // Collective: the peers' regions closed everywhere before any is freed;
+  // none of either where any rank's copy stalled.
   void drop() {
+    stalled_ = !everyone(!stalled_);
     for (int r = 0; r < P_; ++r)
-      if (r != me_ && bases_[r]) gpu::close_shared(bases_[r]), bases_[r] = nullptr;
+      if (r != me_ && bases_[r] && !stalled_) gpu::close_shared(bases_[r]), bases_[r] = nullptr;
     MPI_Barrier(comm_);
-    if (bases_[me_]) gpu::release_shared(bases_[me_]), bases_[me_] = nullptr;
+    if (bases_[me_] && !stalled_) gpu::release_shared(bases_[me_]), bases_[me_] = nullptr;
     bytes_ = 0;
   }
   size_t bytes_ = 0;
   std::vector<char*> bases_;
+  bool stalled_ = false;
 };
+
+// Opening a peer's handle does not prove its bytes can be read: across
+// PCIe, ACS or an IOMMU between two GPUs can make peer reads return wrong
+// bytes or never finish (NCCL's troubleshooting guide; vLLM copies for real
+// before it enables its custom all-reduce). So every rank writes a pattern
+// into its region and reads every peer's, by a copy and by the reduction
+// kernel one_shot and two_shot read with, each within a deadline.
+constexpr size_t kCheck_B = 4096;
+constexpr double kCheckDeadline_s = 10;
+
+unsigned char pattern_byte(int rank, size_t i) { return static_cast<unsigned char>(1 + (rank * 31 + i * 7) % 251); }
+
+// What the read queued into `got` found: "" when it brought the pattern
+// `owner` wrote, waited for within the deadline.
+std::string read_back(GpuRegions& regions, int owner, const unsigned char* got) {
+  if (!gpu::sync_within(kCheckDeadline_s))
+    return regions.stalled(), "did not finish in 10 s";
+  for (size_t i = 0; i < kCheck_B; ++i)
+    if (got[i] != pattern_byte(owner, i)) return "gave wrong bytes";
+  return "";
+}
+
+// Collective (one barrier, reached by every rank whatever fails): "" or what went wrong here.
+std::string read_every_peer(MPI_Comm comm, GpuRegions& regions, const std::vector<std::string>& gpus) {
+  int me = 0, P = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &P);
+  std::vector<unsigned char> mine(kCheck_B);
+  for (size_t i = 0; i < kCheck_B; ++i) mine[i] = pattern_byte(me, i);
+  std::string error;
+  try {
+    gpu::copy(regions.base(me), mine.data(), kCheck_B);
+    if (!gpu::sync_within(kCheckDeadline_s))
+      regions.stalled(), error = "writing its own GPU's memory did not finish in 10 s";
+  } catch (const std::exception& e) {
+    error = std::string("writing its own GPU's memory: ") + e.what();
+  }
+  MPI_Barrier(comm);  // every pattern in place before any is read
+  if (!error.empty()) return error;
+  auto* got = static_cast<unsigned char*>(gpu::alloc_pinned(kCheck_B));
+  char* scratch = regions.base(me) + kCheck_B;
+  for (int r = 0; r < P && error.empty(); ++r)
+    for (const char* how : {"a copy", "the reduction kernel"}) {
+      if (r == me || !error.empty()) break;
+      std::string found;
+      try {
+        if (how[0] != 'a')  // max(x, x) = x: the kernel's loads from the peer, bit for bit
+          gpu::reduce_to(DType::int32, Op::max, scratch, regions.base(r), regions.base(r), kCheck_B / 4);
+        gpu::copy(got, how[0] == 'a' ? regions.base(r) : scratch, kCheck_B);
+        found = read_back(regions, r, got);
+      } catch (const std::exception& e) {
+        found = std::string("failed (") + e.what() + ")";
+      }
+      if (!found.empty())
+        error = fmt::format("reading rank {}'s memory (GPU {}) from GPU {} by {} {}: peer access between "
+                            "these GPUs does not work{}",
+                            r, gpus[r], gpus[me], how, found,
+                            found == "gave wrong bytes" ? " (on PCIe, ACS or an IOMMU between them can cause this)" : "");
+    }
+  if (error.empty()) gpu::release_pinned(got);  // else a copy may still be writing it
+  return error;
+}
 
 }  // namespace
 
-std::string gpu_peers_unmappable(MPI_Comm comm) {
+std::string gpu_peers_unmappable(MPI_Comm comm, const std::vector<std::string>& gpus) {
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
   std::string error;
   try {
-    GpuRegions(comm).reserve(4096);
+    GpuRegions regions(comm);
+    regions.reserve(2 * kCheck_B);
+    error = read_every_peer(comm, regions, gpus);
+  } catch (const AnotherRankFailed&) {  // that rank says why
   } catch (const std::exception& e) {
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    error = fmt::format("--transport direct: rank {}: {}", me, e.what());
+    error = fmt::format("GPU {}: {}", gpus[me], e.what());
   }
-  return error;
+  // agree_or_exit puts the rank before it (rank 0's goes without).
+  return error.empty() ? "" : "--transport direct: " + error;
 }
 
 std::string direct_unavailable(MPI_Comm comm) {

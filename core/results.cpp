@@ -109,6 +109,9 @@ const std::vector<CsvColumn>& schema() {
       {"memory_moved_B", [](const Row& r) { return opt(r.memory_moved_B); }, Kind::integer},
       {"memory_GBps", [](const Row& r) { return r.memory_GBps ? fixed(*r.memory_GBps, 6) : ""; },
        Kind::real},
+      // The run's own transport, on the library's rows too: what the report
+      // keeps a run's rows together by (`transport` says how each row's bytes moved).
+      {"run_transport", [](const Row& r) { return name(r.run->transport); }},
   };
   return columns;
 }

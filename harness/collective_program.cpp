@@ -122,20 +122,30 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
 // What this rank holds at most over the shapes asked for, in units of its
 // largest buffer: the input, the exact answer, a result per library call, one
 // for the hand-written algorithms, and scratch of up to two; on GPUs the host
-// holds only the library call's two page-locked copies (LibraryStaging).
+// holds only the library call's two page-locked copies (LibraryStaging). On
+// the direct transport, its region too: region_layout's, sized by the
+// largest rank's buffers (a root's may be P times the others'), and at
+// least the time model's probe, which the runner registers first.
 Footprint footprint(const Operation& op, const Options& o, int P, int rank) {
-  if (!op.has_data) return {};
+  const bool direct = o.transport == TransportKind::direct;
+  double largest_B = 0, region_B = direct ? double(kProbeScratch_B) : 0;
   const bool in_place = op.in_place_form == InPlace::always ||
                         (op.in_place_form == InPlace::optional && o.in_place);
-  double largest_B = 0;
   for (DType t : o.dtypes)
-    for (size_t n : o.counts_for(t)) {
+    for (size_t n : op.has_data ? o.counts_for(t) : std::vector<size_t>{}) {
+      const double esize = double(element_size(t));
       const Layout L = op.layout(P, rank, o.root < P ? o.root : 0, n, in_place);
-      largest_B = std::max(largest_B, double(std::max(L.in, L.out)) * double(element_size(t)));
+      largest_B = std::max(largest_B, double(std::max(L.in, L.out)) * esize);
+      size_t in = 0, out = 0;
+      for (int r = 0; direct && r < P; ++r) {
+        const Layout R = op.layout(P, r, o.root < P ? o.root : 0, n, in_place);
+        in = std::max(in, R.in), out = std::max(out, R.out);
+      }
+      region_B = std::max(region_B, double(in + out + 2 * std::max({in, out, n})) * esize);
     }
-  const double buffers = 5.0 + double(op.library.size());
-  if (o.device == Device::cuda) return {2 * largest_B, buffers * largest_B};
-  return {buffers * largest_B, 0};
+  const double buffers = op.has_data ? 5.0 + double(op.library.size()) : 0;
+  if (o.device == Device::cuda) return {2 * largest_B, buffers * largest_B + region_B};
+  return {buffers * largest_B + region_B, 0};
 }
 
 class ShapeRun {
@@ -496,7 +506,7 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
   agree_or_exit(comm.mpi(), rules_differ(comm.mpi(), o.mpi_rules));
   Runner runner(comm, o, nodes);
   RowWriter rows(comm.mpi(), o);
-  rows.heading(runner.info(), runner.gpu_line());
+  rows.heading(runner.info(), runner.heading_lines(op.has_data));
   CostModel cost;
   if (op.has_data) {
     // The reduction's cost only where the operation reduces; measured for

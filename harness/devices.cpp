@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "core/device.hpp"
 #include "core/direct_transport.hpp"
 #include "core/errors.hpp"
@@ -30,40 +32,47 @@ TransportKind choose_transport(MPI_Comm comm, const Options& opts) {
 
 }  // namespace
 
+std::pair<int, int> fullest_gpus(const Nodes& nodes, const std::vector<std::string>& gpus) {
+  std::pair<int, int> worst{1, 1};
+  for (int n = 0; n < nodes.count(); ++n) {
+    const std::vector<int>& here = nodes.ranks_on(n);
+    std::set<std::string> distinct;
+    for (int r : here) distinct.insert(gpus.at(r));
+    const std::pair<int, int> mine{int(here.size()), int(distinct.size())};
+    if (mine.first - mine.second > worst.first - worst.second) worst = mine;
+  }
+  return worst;
+}
+
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes) {
   DeviceSetup d;
   if (opts.transport == TransportKind::direct) {
     agree_or_exit(comm, direct_unavailable(comm));
     d.transport = TransportKind::direct;
-    d.gpu_line = fmt::format(
-        "# transport direct: ranks read each other's registered memory ({}); {}\n",
-        opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory",
-        opts.registered ? "buffers registered (--registered)"
-                        : "private buffers: what peers read is copied to registered memory "
-                          "inside the timed call");
+    d.direct_line = fmt::format("# transport direct: ranks read each other's registered memory ({})",
+                                opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory");
+    d.buffers = opts.registered ? "buffers registered (--registered)"
+                                : "private buffers: what peers read is copied to registered memory "
+                                  "inside the timed call";
   }
   if (opts.device != Device::cuda) return d;
   agree_or_exit(comm, gpu::unavailable_reason());
   int me = 0;
   MPI_Comm_rank(comm, &me);
   const NodePlace place = place_on_node(nodes, me);
-  int gpus = gpu::select(place.rank);  // ranks on a node take its GPUs in turn
+  gpu::select(place.rank);  // ranks on a node take its GPUs in turn
+  const std::vector<std::string> gpus = gather_words(comm, gpu::bus_id());
   d.transport = choose_transport(comm, opts);
-  if (d.transport == TransportKind::direct) agree_or_exit(comm, gpu_peers_unmappable(comm));
-  // NCCL needs a GPU per rank on every node.
-  int most_local = 0, fewest_gpus = 0;
-  MPI_Allreduce(&place.size, &most_local, 1, MPI_INT, MPI_MAX, comm);
-  MPI_Allreduce(&gpus, &fewest_gpus, 1, MPI_INT, MPI_MIN, comm);
-  d.nccl_note = Nccl::unavailable_reason(most_local, fewest_gpus);
+  if (d.transport == TransportKind::direct) agree_or_exit(comm, gpu_peers_unmappable(comm, gpus));
+  const auto [local, distinct] = fullest_gpus(nodes, gpus);
+  d.nccl_note = Nccl::unavailable_reason(local, distinct);
   if (d.nccl_note.empty()) {
     d.nccl = std::make_unique<Nccl>(comm);
     d.nccl_note = Nccl::version() + ", one GPU per rank";
   } else {
     d.nccl_note = "no NCCL rows: " + d.nccl_note;
   }
-  d.gpu_line =
-      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note) +
-      d.gpu_line;  // and the direct transport's line
+  d.gpu_line = fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
   return d;
 }
 

@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/buffer.hpp"
 #include "core/nccl.hpp"
@@ -23,13 +25,24 @@ struct DeviceSetup {
   TransportKind transport = TransportKind::host;
   std::unique_ptr<Nccl> nccl;  // null: no NCCL rows (nccl_note says why)
   std::string nccl_note;
-  // The header's "# GPU: ..." line, or "# transport direct: ..."; empty on the host over MPI.
-  std::string gpu_line;
+  std::string gpu_line;     // "# GPU: ...\n"; empty on the host
+  std::string direct_line;  // "# transport direct: ..." without its buffers, or empty
+  std::string buffers;      // on the direct transport: private or registered, and what that costs
+  // The header's lines: a barrier has no buffers to speak of.
+  std::string heading(bool has_data) const {
+    if (direct_line.empty()) return gpu_line;
+    return gpu_line + direct_line + (has_data ? "; " + buffers : "") + "\n";
+  }
 };
 
 // Collective. A GPU that is missing or a transport the MPI cannot do ends
 // every rank with one line and exit 2. `nodes`: the ranks' real nodes.
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes);
+
+// Ranks and distinct GPUs on the node where most ranks share a GPU, from
+// every rank's GPU by PCI address: what tells ranks that each see "device 0"
+// (CUDA_VISIBLE_DEVICES per rank) on one GPU from ranks on GPUs of their own.
+std::pair<int, int> fullest_gpus(const Nodes& nodes, const std::vector<std::string>& gpus);
 
 // A library call on GPU buffers through an MPI that cannot read them (the
 // staged transport, or 16-bit floats, which MPI reduces on the host): it runs

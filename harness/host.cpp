@@ -32,17 +32,19 @@ std::string hostname() {
   return buf;
 }
 
-Placement gather_placement(MPI_Comm comm) {
+std::vector<std::string> gather_words(MPI_Comm comm, const std::string& mine) {
   int P = 1;
   MPI_Comm_size(comm, &P);
-  std::vector<char> mine(kHostnameMax, '\0'), all(size_t(P) * kHostnameMax);
-  const std::string me = hostname().substr(0, kHostnameMax - 1);
-  std::copy(me.begin(), me.end(), mine.begin());
-  MPI_Allgather(mine.data(), kHostnameMax, MPI_CHAR, all.data(), kHostnameMax, MPI_CHAR, comm);
-  std::vector<std::string> hosts;
-  for (int r = 0; r < P; ++r) hosts.emplace_back(all.data() + size_t(r) * kHostnameMax);
-  return placement_of(hosts);
+  std::vector<char> cell(kHostnameMax, '\0'), all(size_t(P) * kHostnameMax);
+  const std::string cut = mine.substr(0, kHostnameMax - 1);
+  std::copy(cut.begin(), cut.end(), cell.begin());
+  MPI_Allgather(cell.data(), kHostnameMax, MPI_CHAR, all.data(), kHostnameMax, MPI_CHAR, comm);
+  std::vector<std::string> words;
+  for (int r = 0; r < P; ++r) words.emplace_back(all.data() + size_t(r) * kHostnameMax);
+  return words;
 }
+
+Placement gather_placement(MPI_Comm comm) { return placement_of(gather_words(comm, hostname())); }
 
 std::string misread_launch() {
   // srun with an MPI plugin this MPI does not speak starts each task as an

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "core/results.hpp"
 
@@ -15,6 +16,9 @@ std::string utc_now();
 std::string hostname();
 std::string commlab_version();  // git describe, at configure time
 constexpr int kHostnameMax = 256;  // bytes of a host name, gathered
+// Every rank's `mine` (a host name, a GPU's address; cut to kHostnameMax - 1
+// bytes), in rank order (collective).
+std::vector<std::string> gather_words(MPI_Comm comm, const std::string& mine);
 // Every rank's host, as nodes and ranks per node (collective).
 Placement gather_placement(MPI_Comm comm);
 // Empty, or why this launch is not one MPI job: srun started several tasks

@@ -71,7 +71,7 @@ class Runner {
   // Whether library rows are counted (Open MPI's monitoring, library_monitor.hpp).
   bool library_counted() const { return library_counted_; }
   const RunInfo& info() const { return info_; }  // what every row says of the run
-  const std::string& gpu_line() const { return device_.gpu_line; }
+  std::string heading_lines(bool has_data) const { return device_.heading(has_data); }
 
   Row measure(const Shape& shape, const Case& c);
 

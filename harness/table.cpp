@@ -26,7 +26,7 @@ RowWriter::RowWriter(MPI_Comm comm, const Options& opts) : opts_(opts) {
   agree_or_exit(comm, error);
 }
 
-void RowWriter::heading(const RunInfo& info, const std::string& gpu_line) const {
+void RowWriter::heading(const RunInfo& info, const std::string& device_lines) const {
   if (rank_ != 0) return;
   const Options& opts = opts_;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
@@ -34,7 +34,7 @@ void RowWriter::heading(const RunInfo& info, const std::string& gpu_line) const 
              opts.iters, opts.warmup, opts.check ? "on" : "off");
   fmt::print("# {}, {}, commlab {}\n", info.mpi_version, info.date, info.commlab_version);
   fmt::print("# placement: {}\n", info.placement.line());
-  fmt::print("{}", gpu_line);
+  fmt::print("{}", device_lines);
   fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us", "min_us",
              "max_us", "algbw", "busbw", "link", "sent_max_B", "model_B", "steps", "#wrong", "check");
   std::fflush(stdout);

@@ -17,9 +17,9 @@ class RowWriter {
   // Collective: opens the files on rank 0 before anything is measured; one
   // that cannot be written ends every rank with one line and exit 2.
   RowWriter(MPI_Comm comm, const Options& opts);
-  // Rank 0 prints the header lines and the column heads. `gpu_line`: the
-  // "# GPU: ..." line, or empty on the host.
-  void heading(const RunInfo& info, const std::string& gpu_line) const;
+  // Rank 0 prints the header lines and the column heads. `device_lines`: the
+  // "# GPU: ..." and "# transport direct: ..." lines, or empty on the host over MPI.
+  void heading(const RunInfo& info, const std::string& device_lines) const;
   // Rank 0 prints each row's line (and its note under it) and appends the
   // rows to the files, each file in one write.
   void emit(const std::vector<Row>& rows);

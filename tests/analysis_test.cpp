@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -209,6 +210,42 @@ TEST_CASE("JSON Lines read as the CSV does; a bad line is named") {
   std::string negative = json;
   negative.replace(negative.find("2.5"), 3, "-1");
   CHECK_THROWS_WITH(read_rows("r.json", negative), Catch::Contains("t_avg_us holds -1"));
+}
+
+TEST_CASE("one folder, two transports: each run's rows stay with its transport, library rows too") {
+  auto line = [](const char* algorithm, const char* impl, const char* date, const char* transport,
+                 double us) {
+    return fmt::format(
+        "{{\"program\":\"allreduce\",\"algorithm\":\"{}\",\"impl\":\"{}\",\"device\":\"host\","
+        "\"dtype\":\"float32\",\"op\":\"sum\",\"P\":4,\"count\":262144,\"bytes\":1048576,"
+        "\"t_avg_us\":{},\"t_median_us\":{},\"busbw_GBps\":1,\"check\":\"ok\",\"note\":\"\","
+        "\"host\":\"n0\",\"date\":\"{}\",\"taught_formula\":\"\",\"transport\":\"{}\","
+        "\"sent_max_rank_B\":null,\"recv_max_rank_B\":null,\"sent_total_B\":null,\"msgs_total\":null,"
+        "\"steps\":null,\"model_steps\":null,\"model_critical_path_B\":null,\"taught_T_B\":null}}\n",
+        algorithm, impl, us, us, date, transport);
+  };
+  const std::string text = line("ring", "hand", "d1", "host", 200) + line("MPI_Allreduce", "mpi", "d1", "host", 100) +
+                           line("ring", "hand", "d2", "direct", 50) + line("MPI_Allreduce", "mpi", "d2", "host", 100);
+  auto rows = read_rows("two.json", text);
+  REQUIRE(rows.size() == 4);
+  // Files with the run_transport column say it on every row: a library row
+  // of a direct run started in the same second as an MPI run is still its run's.
+  auto with_column = [&](std::string row, const char* run) {
+    return row.insert(row.size() - 2, fmt::format(",\"run_transport\":\"{}\"", run));
+  };
+  const auto same_second = read_rows("same.json", with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "direct") +
+                                                      with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "host"));
+  CHECK((same_second[0].fabric() == "host, direct" && same_second[1].fabric() == "host"));
+  CHECK((rows[0].fabric() == "host" && rows[1].fabric() == "host"));
+  // The direct run's MPI row was measured against its ring: named by its run.
+  CHECK((rows[2].fabric() == "host, direct" && rows[3].fabric() == "host, direct"));
+  const std::string report = make_report(rows, "t");
+  CHECK_THAT(report, Catch::Contains("### allreduce, P = 4 (host, float32 sum)\n\n| N | library | us | busbw | "
+                                     "ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
+                                     "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 2.00 |"));
+  CHECK_THAT(report, Catch::Contains("### allreduce, P = 4 (host, direct, float32 sum)\n\n| N | library | us | "
+                                     "busbw | ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
+                                     "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 0.50 |"));
 }
 
 TEST_CASE("a row cut short, a bad number or a foreign header: an error naming the line") {

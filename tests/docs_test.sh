@@ -78,7 +78,7 @@ flush() {
     return 0
   fi
   local run=$shown want=0
-  run=$(sed -E -e "s#/tmp/#$TMP/tmp/#g" \
+  run=$(sed -E -e "s#(^|[^[:alnum:]_./-])/tmp/#\1$TMP/tmp/#g" \
                -e 's#(^|[^[:alnum:]_./-])mpirun( |$)#\1mpirun --oversubscribe -q\2#g' \
                -e "s#(\./)?build/bin/#$BIN/#g" <<<"$run")
   grep -q '^error:' "$TMP/shown" && want=2

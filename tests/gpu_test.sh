@@ -5,18 +5,28 @@
 # one that crosses the staged transport's 4 MiB pieces, every dtype and op,
 # in and out of place; NCCL rows where each rank has a GPU and the reason
 # where not; the transport refused with one line when forced onto an MPI
-# that cannot do it; and, on a real GPU, compute-sanitizer memcheck over each
-# program's GPU path when it is on PATH. Exits 77 (ctest: skipped) without a
-# GPU or a CUDA build.
+# that cannot do it; the direct transport with the ranks sharing a GPU and,
+# on a node of several, with a GPU each, every dtype and op of its reading
+# kernels, and its refusal where GPUs cannot read each other (emulated:
+# COMMLAB_EMULATED_PEER_FAULT); and, on a real GPU, compute-sanitizer
+# memcheck over each program's GPU path, and memcheck, racecheck and
+# synccheck over direct access, when it is on PATH. Exits 77 (ctest:
+# skipped) without a GPU or a CUDA build; a GPU the build cannot run on fails.
 . "$(dirname "$0")/support/check_lib.sh"
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
 # Every operation, as the build lists them (allreduce runs all its algorithms).
 PROGRAMS=${PROGRAMS:-$(cat "$BIN/programs.txt")}
+# Skipped only where there is no GPU to use; any other failure of the probe
+# (a kernel built for another GPU: "no kernel image is available") fails.
 if ! "$BIN/gpu_bandwidth" -m 1M -i 1 >"$TMP/probe" 2>&1; then
-  echo "skipped: $(tail -1 "$TMP/probe")"
-  exit 77
+  if grep -qE 'no usable GPU|no GPU on this machine|has no CUDA' "$TMP/probe"; then
+    echo "skipped: $(tail -1 "$TMP/probe")"
+    exit 77
+  fi
+  echo "FAIL gpu_bandwidth on this GPU:"; sed 's/^/     | /' "$TMP/probe"
+  exit 1
 fi
 if grep -q "^# emulated GPU" "$TMP/probe"; then
   emulated=1 gpus=1
@@ -72,22 +82,51 @@ fi
 
 # The direct transport on GPU buffers (docs/direct.md): every rank maps the
 # others' regions by CUDA IPC (the emulated GPU: a memfd opened through
-# /proc), at P = 1, 3 and 4 sharing the GPU; every hand-written algorithm's
-# result right and its reads from peers its model's.
-for P in 1 3 4; do
-  extra=(); [ "$P" = 4 ] && extra=(--in-place); [ "$P" = 3 ] && extra=(--registered)
-  if run "$P" "$BIN/allreduce" -d cuda --transport direct -n 1,$((P + 1)),100003 -T float32,int64,float16 \
-       -o sum,max -i 1 -x 0 "${extra[@]}" && ! grep -q FAIL "$TMP/out" && grep -q "^# transport direct" "$TMP/out" \
-     && grep -q "two_shot .* ok" "$TMP/out"; then
-    ok "allreduce over direct access on the GPU, P=$P ${extra[*]}: $(grep -cE ' ok *$' "$TMP/out") rows ok"
-  else
-    fail "allreduce direct on the GPU, P=$P"
-  fi
-done
+# /proc), at P = 1, 3 and 4; every hand-written algorithm's result right and
+# its reads from peers its model's. First with the ranks sharing one GPU
+# (CUDA_VISIBLE_DEVICES=0: no peer access needed), then, on a node of
+# several GPUs, with a GPU each, reading over peer access, or refused in one
+# line where the GPUs cannot read each other.
+direct_runs() {  # WHAT
+  for P in 1 3 4; do
+    extra=(); [ "$P" = 4 ] && extra=(--in-place); [ "$P" = 3 ] && extra=(--registered)
+    run "$P" "$BIN/allreduce" -d cuda --transport direct -n 1,$((P + 1)),100003 -T float32,int64,float16 \
+      -o sum,max -i 1 -x 0 "${extra[@]}"; rc=$?
+    # A refusal is right only where the driver says some pair of GPUs has no
+    # peer reads (nvidia-smi's NS, "not supported"); elsewhere it is a bug.
+    if [ $rc = 2 ] && [ "$1" = "a GPU each" ] && grep -q "peer access between these GPUs does not work\|cannot map" "$TMP/err" \
+       && nvidia-smi topo -p2p r 2>/dev/null | grep -qw 'NS\|CNS\|TNS'; then
+      refused $rc "allreduce over direct access, $1, P=$P" "--transport direct"
+    elif [ $rc = 0 ] && ! grep -q FAIL "$TMP/out" && grep -q "^# transport direct" "$TMP/out" \
+       && grep -q "two_shot .* ok" "$TMP/out"; then
+      ok "allreduce over direct access, $1, P=$P ${extra[*]}: $(grep -cE ' ok *$' "$TMP/out") rows ok"
+    else
+      fail "allreduce direct, $1, P=$P (exit $rc)"
+    fi
+  done
+}
+CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} direct_runs "sharing one GPU"
+[ "$gpus" -gt 1 ] && direct_runs "a GPU each"
+# Every dtype and op the reading kernels take, at P = 4 on one GPU.
+if CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run 4 "$BIN/allreduce" -d cuda --transport direct \
+     -a one_shot,two_shot,ring -n 1,5,100003 -T all -o all -i 1 -x 0 && ! grep -q FAIL "$TMP/out"; then
+  ok "one_shot, two_shot and the ring over direct access, every dtype and op: $(grep -cE ' ok *$' "$TMP/out") rows ok"
+else
+  fail "every dtype and op over direct access"
+fi
 for prog in bcast gather alltoall reduce_scatter; do
-  run 3 "$BIN/$prog" -d cuda --transport direct -n 1,100003 -i 1 -x 0 -r 1 && ! grep -q FAIL "$TMP/out" \
-    && ok "$prog over direct access on the GPU, P=3" || fail "$prog direct on the GPU"
+  CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run 3 "$BIN/$prog" -d cuda --transport direct -n 1,100003 -i 1 -x 0 -r 1 \
+    && ! grep -q FAIL "$TMP/out" && ok "$prog over direct access on the GPU, P=3" || fail "$prog direct on the GPU"
 done
+# GPUs that cannot read each other (emulated: COMMLAB_EMULATED_PEER_FAULT):
+# one line naming the rank and both GPUs, exit 2 on every rank.
+if [ $emulated = 1 ]; then
+  COMMLAB_EMULATED_PEER_FAULT=open:1 run 3 "$BIN/allreduce" -d cuda --transport direct -n 100 -i 1 -x 0
+  refused $? "a GPU that cannot map its peers' memory" "^error: rank 1: --transport direct: GPU emulated: emulated GPU: no peer access"
+  COMMLAB_EMULATED_PEER_FAULT=read:2 run 3 "$BIN/allreduce" -d cuda --transport direct -n 100 -i 1 -x 0
+  refused $? "a GPU that reads wrong bytes from its peers" \
+    "^error: rank 2: --transport direct: reading rank 0's memory (GPU emulated) from GPU emulated by a copy gave wrong bytes"
+fi
 
 # More than the GPU holds: one line, exit 2, before anything is allocated.
 gpu_mib=1024  # the emulated GPU's

@@ -24,8 +24,8 @@ if [ "$WHAT" = commands ]; then
   while IFS=$'\t' read -r page figure cmd; do
     cmd=${cmd/mpirun -np /mpirun --oversubscribe -q -np }
     out=$(timeout 120 bash -c "${cmd//build\/bin\//$BIN/}" 2>&1 </dev/null)
-    # The figure whole: not the start of a longer number ("0" in "0.0001"); a full stop may follow.
-    whole="$(printf '%s' "$figure" | sed 's/[][\.*^$/]/\\&/g')([^0-9.]|\.([^0-9]|$)|$)"
+    # The figure whole: not part of a longer number ("0" in "0.0001", "5" in "1.5"); a full stop may follow.
+    whole="(^|[^0-9.])$(printf '%s' "$figure" | sed 's/[][\.*^$/]/\\&/g')([^0-9.]|\.([^0-9]|$)|$)"
     grep -v "<!-- figure:" "$page" | tr '\n' ' ' | tr -s ' ' | grep -qE -- "$whole" \
       && grep -qE -- "$whole" <<<"$out" \
       && ok "$page quotes '$figure' as '$cmd' prints it" || fail "$page: '$figure' from '$cmd'"
@@ -130,6 +130,8 @@ q1 = 6291456|hint: that is sent_total_B
 q1 = 1.5|hint: that looks like MiB
 q1 = "1.5 MiB"|format: write a number alone, without quotes or a unit: the answer is in bytes
 q1 = "1572864"|format: write the number without quotes
+q1 = nan|format: write a finite number
+q7 = inf|format: write a finite number
 q2 = 1048576|hint: that is sent_max_B \(what the busiest sender sends\): the question asks what the busiest receiver receives
 q3 = 7|hint: off by one: count the first and the last again
 q3 = 5|hint: off by one
@@ -169,4 +171,15 @@ printf 'q99 = 1\n' > "$TMP/bad.toml"
 "$BIN/grade" "$SRC/lab/03-allreduce-traffic/questions.toml" "$TMP/bad.toml" > "$TMP/out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "^error: .*no question 'q99'" "$TMP/out" \
   && ok "an answer to no question: refused" || { fail "unknown id (exit $rc)"; cat "$TMP/out"; }
+# An instructor's question with a figure no answer can come from: one line, exit 2.
+for spec in "GBps = 0|'GBps' must be a finite number > 0" "GBps = true|'GBps' is missing or not a number" \
+            "count = true|'count' is missing or not a number"; do
+  set_line=${spec%%|*} said=${spec#*|}
+  printf 'title = "t"\n[[question]]\nid = "q1"\ntext = "t"\nhint = "h"\nask = "predict"\nalgorithm = "ring"\nP = 4\ncount = 262144\nalpha_us = 2\nGBps = 10\n' \
+    | sed "s/^${set_line%% *} = .*/$set_line/" > "$TMP/q.toml"
+  printf 'q1 = 1\n' > "$TMP/a.toml"
+  "$BIN/grade" "$TMP/q.toml" "$TMP/a.toml" > /dev/null 2> "$TMP/err"; rc=$?
+  [ $rc = 2 ] && [ "$(cat "$TMP/err")" = "error: $TMP/q.toml: question q1: $said" ] \
+    && ok "a question with $set_line: refused in one line" || { fail "a question with $set_line (exit $rc)"; cat "$TMP/err"; }
+done
 exit $fails

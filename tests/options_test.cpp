@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 #include "core/numbers.hpp"
 #include "core/options.hpp"
+#include "harness/devices.hpp"
 
 using namespace commlab;
 
@@ -134,4 +135,15 @@ TEST_CASE("numbers read alike whatever the locale says a decimal point is") {
     CHECK_THROWS_AS(parse({"-f", "1,5"}), UsageError);
   }
   std::setlocale(LC_ALL, before.c_str());
+}
+
+TEST_CASE("GPUs told apart by address: ranks that each see one GPU may share it or not") {
+  const Nodes two_nodes({0, 0, 1, 1});
+  // Node 1's ranks each see "device 0", but it is one GPU: NCCL cannot run there.
+  CHECK(fullest_gpus(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1a:00.0"}) ==
+        std::pair<int, int>{2, 1});
+  // A GPU each, on both nodes (the same addresses on two hosts are two GPUs).
+  CHECK(fullest_gpus(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1b:00.0"}) ==
+        std::pair<int, int>{1, 1});
+  CHECK(fullest_gpus(Nodes({0, 0, 0, 0}), {"a", "b", "a", "b"}) == std::pair<int, int>{4, 2});
 }

@@ -95,6 +95,8 @@ Marked judge(const Expected& e, const toml::node& answer) {
   if (!e.list && (got->size() != 1 || answer.is_array()))
     return {Mark::format, "write one number, not a list"};
   if (e.list && !answer.is_array()) return {Mark::format, "write a list in brackets: [a, b, ...]"};
+  if (std::any_of(got->begin(), got->end(), [](double v) { return !std::isfinite(v); }))
+    return {Mark::format, "write a finite number: nan and inf are not answers"};
   if (e.list && got->size() != e.numbers.size())
     return {Mark::format, fmt::format("the buffer holds {} element{}; your list has {}",
                                       e.numbers.size(), e.numbers.size() == 1 ? "" : "s",

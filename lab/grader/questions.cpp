@@ -44,7 +44,9 @@ UsageError bad(const Question& q, const std::string& what) {
 
 template <class T>
 T need(const Question& q, const char* key) {
-  if (auto v = q.spec[key].value<T>()) return *v;
+  // toml++ reads true as 1: a number is never a boolean here.
+  const bool boolean_for_number = q.spec[key].is_boolean() && !std::is_same_v<T, bool>;
+  if (auto v = q.spec[key].value<T>(); v && !boolean_for_number) return *v;
   throw bad(q, fmt::format("'{}' is missing or not a {}", key,
                            std::is_same_v<T, std::string> ? "string" : "number"));
 }
@@ -58,9 +60,10 @@ int64_t need_within(const Question& q, const char* key, int64_t lo, int64_t hi,
   if (v < lo || v > hi) throw bad(q, fmt::format("'{}' must be from {} to {}", key, lo, hi));
   return v;
 }
-double need_positive(const Question& q, const char* key) {
+double need_positive(const Question& q, const char* key, bool zero_allowed = true) {
   const double v = need<double>(q, key);
-  if (!std::isfinite(v) || v < 0) throw bad(q, fmt::format("'{}' must be a finite number >= 0", key));
+  if (!std::isfinite(v) || v < 0 || (!zero_allowed && v == 0))
+    throw bad(q, fmt::format("'{}' must be a finite number {} 0", key, zero_allowed ? ">=" : ">"));
   return v;
 }
 
@@ -186,7 +189,7 @@ double predicted_us(const Question& q, const char* algo_key, size_t count,
   const Operation& op = operation(q);
   const int P = int(need_within(q, "P", 1, 1 << 20));
   const Traffic t = algorithm(q, op, algo_key).model({P, count, 4, 0});
-  const double GBps = need_positive(q, "GBps");
+  const double GBps = need_positive(q, "GBps", false);  // a time over 0 GB/s is no answer
   return alpha_beta(terms.first * need_positive(q, "alpha_us"),
                     terms.second > 0 ? GBps : std::numeric_limits<double>::infinity())
       .predict_us(t);

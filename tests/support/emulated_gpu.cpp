@@ -77,7 +77,8 @@ struct EventMark {
 
 std::string unavailable_reason() { return ""; }
 int select(int) { return 1; }
-Inventory inventory() { return {1, size_t{1} << 30}; }  // small, so tests can overfill it
+Inventory inventory() { return {1, size_t{1} << 30, {"emulated"}}; }  // small, so tests can overfill it
+std::string bus_id() { return "emulated"; }
 std::string describe() { return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)"; }
 
 void* alloc(size_t bytes) {
@@ -139,9 +140,32 @@ void release_shared(void* p) {
   close(fd);
 }
 
+// A GPU pair without working peer access, for the tests of the direct
+// transport's refusal: COMMLAB_EMULATED_PEER_FAULT=open:R makes world rank R's
+// opens fail (no peer access), read:R maps R a blank region in place of each
+// peer's (the wrong bytes a broken PCIe path returns).
+std::string peer_fault() {
+  const char* fault = std::getenv("COMMLAB_EMULATED_PEER_FAULT");
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (!fault || !rank) return "";
+  const std::string f = fault;
+  const auto colon = f.find(':');
+  return colon != std::string::npos && f.substr(colon + 1) == rank ? f.substr(0, colon) : "";
+}
+
 void* open_shared(const IpcHandle& handle) {
   SharedMemory m;
   std::memcpy(&m, handle.bytes, sizeof m);
+  const std::string fault = peer_fault();
+  if (fault == "open") throw std::runtime_error("emulated GPU: no peer access (COMMLAB_EMULATED_PEER_FAULT)");
+  if (fault == "read") {
+    const int blank = memfd_create("commlab-emulated-blank", 0);
+    if (blank < 0 || ftruncate(blank, off_t(m.bytes)) != 0)
+      throw std::runtime_error("emulated GPU: memfd_create failed");
+    void* p = map_device(blank, m.bytes);
+    close(blank);
+    return p;
+  }
   const std::string path = "/proc/" + std::to_string(m.pid) + "/fd/" + std::to_string(m.fd);
   const int fd = open(path.c_str(), O_RDWR);
   if (fd < 0) throw std::runtime_error("emulated GPU: cannot open a peer's memory at " + path);
@@ -188,6 +212,7 @@ void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t c
 }
 
 void sync() { run_until(g_queued); }
+bool sync_within(double) { return sync(), true; }
 
 Event event_create() { return new EventMark; }
 void event_record(Event e) { static_cast<EventMark*>(e)->position = g_queued; }
