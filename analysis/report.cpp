@@ -100,7 +100,7 @@ std::string traffic(const std::vector<Measurement>& rows) {
     auto count = [](const std::optional<uint64_t>& v) {
       return v ? fmt::format("{}", *v) : std::string("-");
     };
-    table.add_row(m->program, m->algorithm, m->P, m->bytes, *m->sent_max_B,
+    table.add_row(m->program, m->algorithm + over_fabric(m->fabric()), m->P, m->bytes, *m->sent_max_B,
                   fmt::format("{:.0f}", double(m->sent_total_B.value_or(0)) / m->P),
                   m->sent_total_B.value_or(0), count(m->model_critical_path_B),
                   count(m->port_critical_B) + " / " + count(m->model_port_critical_B), T, is);
@@ -222,14 +222,14 @@ std::string timing(const std::vector<Measurement>& rows) {
     }
     const auto [low, high] = std::minmax_element(
         ms.begin(), ms.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
-    table.add_row(g.program, g.algorithm, name(g.impl), g.dtype,
+    table.add_row(g.program, g.algorithm + over_fabric(g.fabric), name(g.impl), g.dtype,
                   human_bytes((*low)->bytes) + " to " + human_bytes((*high)->bytes),
                   fmt::format("{:.2f}", all.fit.at(0)), per_byte(all.fit, 1), per_byte(all.fit, 2),
                   fmt::format("{:.3f}", all.fit.r2),
                   fmt::format("{:.0f}%, {:.0f}%", all.fit.loo_max * 100, all.fit.loo_median * 100),
                   fmt::format("{} of {}", all.within, ms.size()), each);
     if (missed.empty()) continue;
-    misses += fmt::format("- {} {} ({}):", g.program, g.algorithm, name(g.impl));
+    misses += fmt::format("- {} {}{} ({}):", g.program, g.algorithm, over_fabric(g.fabric), name(g.impl));
     for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));
     misses.back() = '\n';
   }
@@ -303,7 +303,14 @@ std::string against_library(const std::vector<Measurement>& rows) {
       "run (below 1: the hand-written one is faster), both bus bandwidths, and the hand-written "
       "one's link bandwidth: what its busiest rank sent or received, counted, over the time (GB/s; "
       "busbw assumes the ring's traffic, link does not). On GPU buffers with one GPU per rank, "
-      "over NCCL's too.\n";
+      "over NCCL's too.";
+  const bool over_others = std::any_of(tables.begin(), tables.end(), [](const auto& t) {
+    return !over_fabric(std::get<2>(t.first)).empty();
+  });
+  if (over_others)
+    s += " A heading that names a transport (direct) holds the runs over it; the library's rows "
+         "there went through MPI as always, timed in the same runs.";
+  s += "\n";
   for (const auto& [key, by_size] : tables) {
     const auto& [program, P, fabric, dtype, op] = key;
     std::vector<std::string> hand;

@@ -51,14 +51,14 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
 
 // The columns read, in to_measurement's order; the last ones are newer than
 // the rest, so a file without them still reads.
-constexpr std::array<const char*, 35> kColumns{
+constexpr std::array<const char*, 36> kColumns{
     "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
     "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
     "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
     "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
     "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B",
-    "traffic", "transport", "run_transport"};
-constexpr size_t kNewer = 10;
+    "traffic", "transport", "run_transport", "buffers"};
+constexpr size_t kNewer = 11;
 constexpr const char* kRunTransportUnknown = "?";  // until name_fabrics finds it
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
@@ -107,24 +107,25 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   // The run's transport; in files older than its column, a hand-written
   // row's own is its run's, and a library row's is found by name_fabrics.
   m.run_transport = !c[34].empty() ? c[34] : m.hand() ? c[33] : kRunTransportUnknown;
+  m.registered = c[35] == "registered";
   return m;
 }
 
 // A library row of a file older than the run_transport column takes the
 // transport of the hand-written rows of its run: the same host, start date
-// (to the second), program and P. Then the device's usual MPI path is named
-// by the device alone.
+// (to the second), program and P; and every row of a run whose hand-written
+// rows ran on registered buffers is marked so (the library's own are always
+// private). Then the device's usual MPI path is named by the device alone.
 void name_fabrics(std::vector<Measurement>& rows) {
   using Run = std::tuple<std::string, std::string, std::string, int>;
-  std::map<Run, std::string> runs;
+  std::map<Run, std::pair<std::string, bool>> runs;  // transport, registered
   for (const Measurement& m : rows)
-    if (m.hand()) runs[{m.host, m.date, m.program, m.P}] = m.run_transport;
+    if (m.hand()) runs[{m.host, m.date, m.program, m.P}] = {m.run_transport, m.registered};
   for (Measurement& m : rows) {
     std::string& t = m.run_transport;
-    if (t == kRunTransportUnknown) {
-      auto it = runs.find({m.host, m.date, m.program, m.P});
-      t = it == runs.end() ? "" : it->second;
-    }
+    auto it = runs.find({m.host, m.date, m.program, m.P});
+    if (t == kRunTransportUnknown) t = it == runs.end() ? "" : it->second.first;
+    if (it != runs.end()) m.registered = it->second.second;
     if (t == "host" || t == "nccl" || (m.device == "cuda" && t == "staged")) t.clear();
   }
 }

@@ -26,6 +26,7 @@ struct Measurement {
   // ("direct", "cuda-aware"), else empty: the library's rows of a run too, so
   // that they stay beside the rows they were measured against.
   std::string run_transport;
+  bool registered = false;  // its run's hand-written rows ran on registered buffers
   int P = 0;
   uint64_t count = 0, bytes = 0;
   double t_avg_us = 0, t_median_us = 0, busbw_GBps = 0;
@@ -48,11 +49,21 @@ struct Measurement {
   int line = 0;  // in its file, for messages
 
   bool hand() const { return impl == Impl::hand; }
-  // Where its bytes moved: "host", "cuda", "host, direct". Fits and tables
-  // keep fabrics apart: a copy between mapped buffers and an MPI message are
-  // different machines.
-  std::string fabric() const { return run_transport.empty() ? device : device + ", " + run_transport; }
+  // Where its bytes moved: "host", "cuda", "host, direct", "host, direct,
+  // registered". Fits and tables keep fabrics apart: a copy between mapped
+  // buffers and an MPI message are different machines, and a run that copies
+  // the user's buffers in and out is another measurement than one that does not.
+  std::string fabric() const {
+    return device + (run_transport.empty() ? "" : ", " + run_transport) + (registered ? ", registered" : "");
+  }
 };
+
+// " over direct", " over direct, registered": what a fabric adds to an
+// algorithm's name in a table; "" for the device's usual MPI path.
+inline std::string over_fabric(const std::string& fabric) {
+  const auto comma = fabric.find(", ");
+  return comma == std::string::npos ? "" : " over " + fabric.substr(comma + 2);
+}
 
 // Every row of one file: CSV, or JSON Lines (--json; a file whose first
 // character is '{'). Throws ReportError naming the file and line of

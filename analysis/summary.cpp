@@ -72,12 +72,11 @@ double off(const Fit& f, const Measurement& m) {
   return (f.predict(regressors(m)) - m.t_median_us) / m.t_median_us;
 }
 
-// "ring", "ring (allreduce)", "ring, host, direct": the fabric where a run
-// went another way than the device's usual MPI path.
+// "ring", "ring (allreduce)", "ring (allreduce) over direct".
 std::string name_of(const Key& key) {
   const auto& [algorithm, program, fabric, dtype] = key;
-  std::string name = program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program);
-  return fabric.find(',') == std::string::npos ? name : name + ", " + fabric;
+  return (program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program)) +
+         over_fabric(fabric);
 }
 
 std::string ps_of(const Rows& ms) {

@@ -105,6 +105,7 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
   refuse_bad_library_flags(op, o, P);
   if (o.registered && o.transport != TransportKind::direct)
     throw UsageError("--registered: only with --transport direct (the buffers peers map)");
+  if (o.registered && !op.has_data) throw UsageError("--registered: " + op.name + " has no buffers");
   if (o.in_place && op.in_place_form == InPlace::never)
     throw UsageError("--in-place: " + op.name + " has no in-place form");
   if (!op.has_data) return;

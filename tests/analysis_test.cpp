@@ -236,6 +236,15 @@ TEST_CASE("one folder, two transports: each run's rows stay with its transport, 
   const auto same_second = read_rows("same.json", with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "direct") +
                                                       with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "host"));
   CHECK((same_second[0].fabric() == "host, direct" && same_second[1].fabric() == "host"));
+  // A run on registered buffers is another measurement: its library rows (private, as always) go with it.
+  auto registered = [&](std::string row, const char* buffers) {
+    return row.insert(row.size() - 2, fmt::format(",\"run_transport\":\"direct\",\"buffers\":\"{}\"", buffers));
+  };
+  const auto both = read_rows("reg.json", registered(line("ring", "hand", "d3", "direct", 40), "registered") +
+                                              registered(line("MPI_Allreduce", "mpi", "d3", "host", 100), "private"));
+  CHECK((both[0].fabric() == "host, direct, registered" && both[1].fabric() == "host, direct, registered"));
+  CHECK(over_fabric(both[1].fabric()) == " over direct, registered");
+  CHECK(over_fabric("cuda").empty());
   CHECK((rows[0].fabric() == "host" && rows[1].fabric() == "host"));
   // The direct run's MPI row was measured against its ring: named by its run.
   CHECK((rows[2].fabric() == "host, direct" && rows[3].fabric() == "host, direct"));
