@@ -96,15 +96,15 @@ class MpiRegions : public SharedControl {
   std::unique_ptr<SharedWindow> regions_;
 };
 
-// GPU buffers: each rank's region cudaMalloc'd, its IPC handle given to
-// the others (MPI_Allgather), and opened by each (cudaIpcOpenMemHandle); the
-// control block in host shared memory, as for host buffers.
 // Thrown on a rank whose own part went well when another's did not (that
 // rank says why).
 struct AnotherRankFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// GPU buffers: each rank's region cudaMalloc'd, its IPC handle given to
+// the others (MPI_Allgather), and opened by each (cudaIpcOpenMemHandle); the
+// control block in host shared memory, as for host buffers.
 class GpuRegions : public SharedControl {
  public:
   explicit GpuRegions(MPI_Comm comm) : SharedControl(comm), bases_(P_, nullptr) {}
@@ -220,13 +220,13 @@ std::string read_every_peer(MPI_Comm comm, GpuRegions& regions, const std::vecto
   auto* got = static_cast<unsigned char*>(gpu::alloc_pinned(kCheck_B));
   char* scratch = regions.base(me) + kCheck_B;
   for (int r = 0; r < P && error.empty(); ++r)
-    for (const char* how : {"a copy", "the reduction kernel"}) {
+    for (const bool by_kernel : {false, true}) {
       if (r == me || !error.empty()) break;
       std::string found;
       try {
-        if (how[0] != 'a')  // max(x, x) = x: the kernel's loads from the peer, bit for bit
+        if (by_kernel)  // max(x, x) = x: the kernel's loads from the peer, bit for bit
           gpu::reduce_to(DType::int32, Op::max, scratch, regions.base(r), regions.base(r), kCheck_B / 4);
-        gpu::copy(got, how[0] == 'a' ? regions.base(r) : scratch, kCheck_B);
+        gpu::copy(got, by_kernel ? scratch : regions.base(r), kCheck_B);
         found = read_back(regions, r, got);
       } catch (const std::exception& e) {
         found = std::string("failed (") + e.what() + ")";
@@ -234,7 +234,7 @@ std::string read_every_peer(MPI_Comm comm, GpuRegions& regions, const std::vecto
       if (!found.empty())
         error = fmt::format("reading rank {}'s memory (GPU {}) from GPU {} by {} {}: peer access between "
                             "these GPUs does not work{}",
-                            r, gpus[r], gpus[me], how, found,
+                            r, gpus[r], gpus[me], by_kernel ? "the reduction kernel" : "a copy", found,
                             found == "gave wrong bytes" ? " (on PCIe, ACS or an IOMMU between them can cause this)" : "");
     }
   if (error.empty()) gpu::release_pinned(got);  // else a copy may still be writing it

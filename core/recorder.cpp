@@ -1,5 +1,7 @@
 #include "recorder.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -32,6 +34,12 @@ std::vector<std::vector<Record>> gather_records(Transport& t, const std::vector<
 }
 
 }  // namespace
+
+std::string chunks_text(int chunk, int last_chunk) {
+  if (chunk == kWholeBuffer) return "";
+  if (last_chunk >= 0 && last_chunk != chunk) return fmt::format("chunks {}..{}", chunk, last_chunk);
+  return fmt::format("chunk {}", chunk);
+}
 
 const Snapshot* state_after(const std::vector<Snapshot>& snapshots, int step) {
   const Snapshot* found = nullptr;

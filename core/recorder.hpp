@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "comm.hpp"
@@ -25,6 +26,10 @@ struct TraceEntry {
   bool deferred = false; // an arrival posted by irecv: what the algorithm does with it is its own
   int last_chunk = -1;   // a run of chunks, chunk .. last_chunk (core/comm.hpp: Step)
 };
+
+// "chunk 2", "chunks 5..0" (a run, wrapping mod P), or "" for the whole
+// buffer: how --show and lab_check name what a message carried.
+std::string chunks_text(int chunk, int last_chunk);
 
 // A rank's buffer as it stood after `after_step` (-1: before its first step).
 struct Snapshot {

@@ -7,25 +7,12 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "devices.hpp"
 #include "host.hpp"
 
 namespace commlab {
 
 static_assert(sizeof(Footprint) == 2 * sizeof(double), "gathered as two doubles");
-
-// The fullest GPU's ranks on this node (collective): ranks on a node take
-// its GPUs in turn (gpu::select), and ranks that each see one GPU
-// (CUDA_VISIBLE_DEVICES per rank) may share it or not, which only the
-// GPUs' addresses tell.
-int ranks_on_fullest_gpu(MPI_Comm comm, const std::vector<int>& here, int me, const gpu::Inventory& inv) {
-  const int index = int(std::find(here.begin(), here.end(), me) - here.begin());
-  const std::vector<std::string> gpus = gather_words(comm, inv.bus_ids.at(index % inv.gpus));
-  int sharing = 0;
-  for (int r : here)
-    sharing = std::max(sharing, int(std::count_if(here.begin(), here.end(),
-                                                  [&](int q) { return gpus[q] == gpus[r]; })));
-  return sharing;
-}
 
 std::string memory_problem(MPI_Comm comm, const Nodes& nodes, const Footprint& mine) {
   int me = 0, P = 1;
@@ -44,7 +31,12 @@ std::string memory_problem(MPI_Comm comm, const Nodes& nodes, const Footprint& m
   MPI_Allreduce(&asks, &all_ask, 1, MPI_INT, MPI_MIN, comm);
   gpu::Inventory inv;
   int sharing = 0;
-  if (all_ask) inv = gpu::inventory(), sharing = ranks_on_fullest_gpu(comm, here, me, inv);
+  if (all_ask) {
+    // The GPU each rank will take: its node's GPUs in turn, as gpu::select does.
+    inv = gpu::inventory();
+    const int index = int(std::find(here.begin(), here.end(), me) - here.begin());
+    sharing = gpu_sharing(nodes, gather_words(comm, inv.bus_ids.at(index % inv.gpus))).most_on_one;
+  }
   if (!(host_B <= 0.9 * have))
     return fmt::format("the {} rank{} on this node need {:.1f} GiB of memory; it has {:.1f} GiB",
                        local, local == 1 ? "" : "s", host_B / GiB, have / GiB);

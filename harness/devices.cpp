@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <map>
 
 #include "core/device.hpp"
 #include "core/direct_transport.hpp"
@@ -32,16 +32,16 @@ TransportKind choose_transport(MPI_Comm comm, const Options& opts) {
 
 }  // namespace
 
-std::pair<int, int> fullest_gpus(const Nodes& nodes, const std::vector<std::string>& gpus) {
-  std::pair<int, int> worst{1, 1};
+GpuSharing gpu_sharing(const Nodes& nodes, const std::vector<std::string>& gpus) {
+  GpuSharing fullest;
   for (int n = 0; n < nodes.count(); ++n) {
-    const std::vector<int>& here = nodes.ranks_on(n);
-    std::set<std::string> distinct;
-    for (int r : here) distinct.insert(gpus.at(r));
-    const std::pair<int, int> mine{int(here.size()), int(distinct.size())};
-    if (mine.first - mine.second > worst.first - worst.second) worst = mine;
+    std::map<std::string, int> on;  // GPU -> its ranks
+    for (int r : nodes.ranks_on(n)) ++on[gpus.at(r)];
+    for (const auto& [gpu, ranks] : on)
+      if (ranks > fullest.most_on_one)
+        fullest = {ranks, int(nodes.ranks_on(n).size()), int(on.size())};
   }
-  return worst;
+  return fullest;
 }
 
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes) {
@@ -64,8 +64,8 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   const std::vector<std::string> gpus = gather_words(comm, gpu::bus_id());
   d.transport = choose_transport(comm, opts);
   if (d.transport == TransportKind::direct) agree_or_exit(comm, gpu_peers_unmappable(comm, gpus));
-  const auto [local, distinct] = fullest_gpus(nodes, gpus);
-  d.nccl_note = Nccl::unavailable_reason(local, distinct);
+  const GpuSharing sharing = gpu_sharing(nodes, gpus);
+  d.nccl_note = Nccl::unavailable_reason(sharing.ranks, sharing.gpus);
   if (d.nccl_note.empty()) {
     d.nccl = std::make_unique<Nccl>(comm);
     d.nccl_note = Nccl::version() + ", one GPU per rank";

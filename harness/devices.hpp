@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/buffer.hpp"
@@ -39,10 +38,15 @@ struct DeviceSetup {
 // every rank with one line and exit 2. `nodes`: the ranks' real nodes.
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes);
 
-// Ranks and distinct GPUs on the node where most ranks share a GPU, from
-// every rank's GPU by PCI address: what tells ranks that each see "device 0"
-// (CUDA_VISIBLE_DEVICES per rank) on one GPU from ranks on GPUs of their own.
-std::pair<int, int> fullest_gpus(const Nodes& nodes, const std::vector<std::string>& gpus);
+// How ranks share GPUs, from every rank's GPU by PCI address: what tells
+// ranks that each see "device 0" (CUDA_VISIBLE_DEVICES per rank) on one GPU
+// from ranks on GPUs of their own. The memory check takes the most ranks on
+// one GPU; NCCL, which needs a GPU per rank, that GPU's node.
+struct GpuSharing {
+  int most_on_one = 1;      // ranks on the fullest GPU
+  int ranks = 1, gpus = 1;  // on its node: ranks, and distinct GPUs
+};
+GpuSharing gpu_sharing(const Nodes& nodes, const std::vector<std::string>& gpus);
 
 // A library call on GPU buffers through an MPI that cannot read them (the
 // staged transport, or 16-bit floats, which MPI reduces on the host): it runs

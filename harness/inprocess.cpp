@@ -31,11 +31,9 @@ std::vector<double> values_of(const Buffer& b) {
 }  // namespace
 
 std::string describe(const Sent& m) {
-  const bool run = m.last >= 0 && m.last != m.chunk;
+  const std::string what = chunks_text(m.chunk, m.last);
   return fmt::format("step {}: rank {} -> rank {}, {} B{}{}", m.step, m.from, m.to, m.bytes,
-                     m.chunk < 0 ? ""
-                     : run       ? fmt::format(" (chunks {}..{})", m.chunk, m.last)
-                                 : fmt::format(" (chunk {})", m.chunk),
+                     what.empty() ? "" : " (" + what + ")",
                      !m.seen ? "" : m.reduced ? ", reduced on arrival" : ", stored on arrival");
 }
 

@@ -19,11 +19,8 @@ void show_buffers(MPI_Comm comm, const char* when, const Buffer& b) {
 namespace {
 
 std::string message_text(const TraceEntry& e) {
-  const bool run = e.last_chunk >= 0 && e.last_chunk != e.chunk;
-  const std::string what = e.chunk == kWholeBuffer ? ""
-                           : run ? fmt::format(" chunks {}..{}", e.chunk, e.last_chunk)
-                                 : fmt::format(" chunk {}", e.chunk);
-  return fmt::format("{}->{}{} ({} B)", e.from, e.to, what, e.bytes);
+  const std::string what = chunks_text(e.chunk, e.last_chunk);
+  return fmt::format("{}->{}{}{} ({} B)", e.from, e.to, what.empty() ? "" : " ", what, e.bytes);
 }
 
 // "step 3: a, b, c", wrapped under itself past 100 columns.

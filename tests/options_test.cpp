@@ -140,10 +140,11 @@ TEST_CASE("numbers read alike whatever the locale says a decimal point is") {
 TEST_CASE("GPUs told apart by address: ranks that each see one GPU may share it or not") {
   const Nodes two_nodes({0, 0, 1, 1});
   // Node 1's ranks each see "device 0", but it is one GPU: NCCL cannot run there.
-  CHECK(fullest_gpus(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1a:00.0"}) ==
-        std::pair<int, int>{2, 1});
+  const GpuSharing one = gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1a:00.0"});
+  CHECK((one.most_on_one == 2 && one.ranks == 2 && one.gpus == 1));
   // A GPU each, on both nodes (the same addresses on two hosts are two GPUs).
-  CHECK(fullest_gpus(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1b:00.0"}) ==
-        std::pair<int, int>{1, 1});
-  CHECK(fullest_gpus(Nodes({0, 0, 0, 0}), {"a", "b", "a", "b"}) == std::pair<int, int>{4, 2});
+  const GpuSharing each = gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1b:00.0"});
+  CHECK((each.most_on_one == 1 && each.ranks <= each.gpus));
+  const GpuSharing pairs = gpu_sharing(Nodes({0, 0, 0, 0}), {"a", "b", "a", "b"});
+  CHECK((pairs.most_on_one == 2 && pairs.ranks == 4 && pairs.gpus == 2));
 }
