@@ -125,6 +125,7 @@ CollectiveAlgorithm allreduce_segmented_ring_algorithm() {
                         model_allreduce_segmented_ring};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.shaped_by_timing = true;
   return a;
 }
 

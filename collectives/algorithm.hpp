@@ -73,6 +73,10 @@ struct CollectiveAlgorithm {
   double (*taught_T)(int P, double N_bytes) = nullptr;
   // It reads peers' memory (Comm::read): it runs only on the direct transport.
   bool reads_peers = false;
+  // Its messages depend on a figure the time model measured (the segmented
+  // ring's segment), which moves with the machine's speed: a library row is
+  // not named for it unless it was forced.
+  bool shaped_by_timing = false;
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;

@@ -4,9 +4,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
 #include <vector>
 
 #include "stats.hpp"
+#include "usage_error.hpp"
 
 namespace commlab {
 
@@ -38,6 +41,41 @@ double CostModel::predict_us(const Traffic& t) const {
   double us = 0;
   for (const StepLoad& s : t.path) us += step_us(s);
   return us;
+}
+
+ProbeScale probe_scale_from_env() {
+  const char* text = std::getenv("COMMLAB_PROBE_SCALE");
+  if (!text || !*text) return {};
+  const auto refuse = [&] {
+    return UsageError(fmt::format(
+        "COMMLAB_PROBE_SCALE '{}': want alpha,beta,gamma factors above 0 (or one for all three) "
+        "and an overlap from 0 to 1 after them",
+        text));
+  };
+  std::vector<double> f;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    char* end = nullptr;
+    const double x = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end || !(x >= 0 && x < 1e6)) throw refuse();
+    f.push_back(x);
+  }
+  if (f.size() == 1) f = {f[0], f[0], f[0]};
+  if (f.size() != 3 && f.size() != 4) throw refuse();
+  if (f[0] == 0 || f[1] == 0 || f[2] == 0 || (f.size() == 4 && f[3] > 1)) throw refuse();
+  ProbeScale s{f[0], f[1], f[2]};
+  if (f.size() == 4) s.overlap = f[3];
+  return s;
+}
+
+void scale(CostModel& m, const ProbeScale& s) {
+  if (s.alpha == 1 && s.beta == 1 && s.gamma == 1 && !s.overlap) return;
+  const double alpha = m.exchange.at(0);
+  for (double& us : m.exchange.us) us = s.alpha * alpha + s.beta * (us - alpha);
+  for (double& us : m.reduce.us) us *= s.gamma;
+  if (s.overlap) m.overlap = *s.overlap;
+  m.source += fmt::format(", scaled {},{},{}{}", s.alpha, s.beta, s.gamma,
+                          s.overlap ? fmt::format(",{}", *s.overlap) : "");
 }
 
 CostModel alpha_beta(double alpha_us, double GBps) {
@@ -146,6 +184,7 @@ CostModel probe_cost(Comm& comm, const Reduction* red) {
   std::copy_n(figures.begin(), nx, m.exchange.us.begin());
   std::copy_n(figures.begin() + nx, nr, m.reduce.us.begin());
   m.overlap = figures.back();
+  scale(m, probe_scale_from_env());  // checked when the flags were
   return m;
 }
 

@@ -23,6 +23,7 @@
 // its chunks where it predicts the least time.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,20 @@ struct CostModel {
 // The scratch probe_cost() takes from the comm's memory: three buffers of its largest message.
 constexpr size_t kProbeScratch_B = size_t{24} << 20;
 CostModel probe_cost(Comm& comm, const Reduction* red);
+
+// For tests only: COMMLAB_PROBE_SCALE="A,B,G[,O]" changes what the probe
+// measured: the fixed cost of an exchange (alpha) times A, its cost per byte
+// (beta) times B, the reduction's curve (gamma) times G, and the overlap set
+// to O (0 to 1); one number scales the three curves. A test whose outcome
+// moves under it depends on how fast the machine is (make check runs the
+// suite at 0.5,2,0.5,0 and 2,0.5,2,1). Unset: the probe's figures.
+struct ProbeScale {
+  double alpha = 1, beta = 1, gamma = 1;
+  std::optional<double> overlap;
+};
+// The variable's value, or UsageError in one line where it is malformed.
+ProbeScale probe_scale_from_env();
+void scale(CostModel& m, const ProbeScale& s);
 
 // The textbook's model with its two figures given: alpha per message,
 // bandwidth 1/beta, reductions free (the lab asks students to work it by hand).

@@ -236,6 +236,9 @@ class ShapeRun {
       // A library passes messages: what reads peers' memory (two_shot moves
       // the ring's bytes in as many reads) is not what it ran.
       if (op_.algorithms[i].reads_peers) continue;
+      // Nor is it named for a schedule our time model shaped (the segment):
+      // which library rows it matched would move with the machine's speed.
+      if (op_.algorithms[i].shaped_by_timing && op_.algorithms[i].name != forced) continue;
       c.known.emplace_back(op_.algorithms[i].name, models[i]);
       if (op_.algorithms[i].name == forced) c.model = models[i];
     }
@@ -247,8 +250,12 @@ class ShapeRun {
   // model, and held to the forced one's and to its taught formula.
   void expect_counted(Case& c, const std::string& forced, const OneShape& d) const {
     if (c.impl != Impl::mpi || !runner_.library_counted()) return;
+    // Open MPI's segmented ring, forced without a segment size, sends one
+    // segment per chunk: ours is held to that, or to --segment.
+    JobShape job = d.job;
+    job.segment_B = o_.segment_B.value_or(0);
     std::vector<Traffic> models;
-    for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(d.job));
+    for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(job));
     tell_apart(c, forced, models);
     if (!c.model) return;
     const CollectiveAlgorithm& algo = op_.algorithm(forced);
@@ -567,6 +574,7 @@ int collective_main(int argc, char** argv, const std::string& operation,
           o.transport = TransportKind::direct;
         algorithms = runnable(*op, o, pick_algorithms(o, known));
         refuse_bad_input(*op, o, P);
+        probe_scale_from_env();  // a malformed test setting: refused here, on every rank
         p.footprint = footprint(*op, o, P, rank);
         return p;
       },

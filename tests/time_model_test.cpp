@@ -118,3 +118,17 @@ TEST_CASE("auto's pick follows the machine: latency-bound small, bandwidth-bound
   CHECK(pick(1, true) == "one_shot");
   CHECK(pick(size_t{1} << 24, true) == "two_shot");
 }
+
+TEST_CASE("time model: the test-only probe scale moves alpha, beta, gamma and sets the overlap") {
+  CostModel m = lines(2, 0.01, 0.001);
+  m.overlap = 0.3;
+  scale(m, {0.5, 2, 3, 1.0});
+  CHECK(m.exchange.at(0) == Approx(1));                 // alpha x 0.5
+  CHECK(m.exchange.at(1e6) == Approx(1 + 2 * 0.01 * 1e6));  // the slope x 2
+  CHECK(m.reduce.at(1e6) == Approx(3 * 0.001 * 1e6));
+  CHECK(m.overlap == 1.0);
+  CostModel same = lines(2, 0.01, 0.001);
+  scale(same, {});
+  CHECK(same.exchange.at(1e6) == Approx(2 + 0.01 * 1e6));
+  CHECK(same.source.empty());
+}
