@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build lab test check check-slow bench ps-bench auto-bench direct-bench gpu-bench fuzz clean
+.PHONY: all deps build lab format test check check-slow bench ps-bench auto-bench direct-bench gpu-bench fuzz clean
 
 all: build
 
@@ -29,6 +29,10 @@ build: deps
 # The labs' programs alone (lab 06: a new algorithm rebuilt in seconds).
 lab: deps
 	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS) --target lab
+
+# The sources as .clang-format writes them (make check's `format` test checks it).
+format: deps
+	git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.cu' '*.h' | xargs clang-format -i
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE check

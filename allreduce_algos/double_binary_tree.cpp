@@ -81,7 +81,9 @@ class Tree {
     return d;
   }
   int root_height() const { return binomial_rounds(P_); }
-  int rank(int v) const { return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_; }  // node v's
+  int rank(int v) const {
+    return !second_ ? v : P_ % 2 == 0 ? P_ - 1 - v : (v + 1) % P_;
+  }  // node v's
 
  private:
   int node(int r) const { return !second_ ? r : P_ % 2 == 0 ? P_ - 1 - r : (r - 1 + P_) % P_; }

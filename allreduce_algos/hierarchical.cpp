@@ -23,7 +23,6 @@
 // receives and sends N per round. With one node it is a reduce and a
 // broadcast; with one rank per node, the ring. Nodes may differ in size.
 #include <algorithm>
-
 #include <optional>
 
 #include "collectives/algorithm.hpp"
@@ -46,7 +45,8 @@ void allreduce_hierarchical(const CollectiveJob& job) {
   if (!job.nodes || job.nodes->empty()) one_node = Nodes::blocks(comm.size(), comm.size());
   const Nodes& nodes = one_node ? *one_node : *job.nodes;
   const std::vector<int>& mine = nodes.ranks_on(nodes.of_rank()[comm.rank()]);
-  const int n = int(mine.size()), i = int(std::find(mine.begin(), mine.end(), comm.rank()) - mine.begin());
+  const int n = int(mine.size()),
+            i = int(std::find(mine.begin(), mine.end(), comm.rank()) - mine.begin());
   const int R = binomial_rounds(int(nodes.largest()));
   char* data = allreduce_buffer(job);
   const size_t bytes = job.count * job.esize();
@@ -85,7 +85,8 @@ Traffic model_allreduce_hierarchical(const JobShape& s) {
     const std::vector<int>& mine = nodes.ranks_on(node);
     const int n = int(mine.size());
     for (int k = 0, d = 1; d < n; ++k, d *= 2)
-      for (int i = d; i < n; i += 2 * d) t.message(k, mine[i], mine[i - d], bytes, Arrival::reduced);
+      for (int i = d; i < n; i += 2 * d)
+        t.message(k, mine[i], mine[i - d], bytes, Arrival::reduced);
     for (int k = 0, d = top_distance(n); n > 1 && d >= 1; ++k, d /= 2)
       for (int i = 0; i + d < n; i += 2 * d) t.message(first + k, mine[i], mine[i + d], bytes);
   }

@@ -38,7 +38,8 @@ void allreduce_master_worker(const CollectiveJob& job) {
 
 Traffic model_allreduce_master_worker(int P, size_t count, size_t esize, int root) {
   Tally t(P);
-  for (int k = 0; k < P - 1; ++k) t.message(k, worker(P, root, k), root, count * esize, Arrival::reduced);
+  for (int k = 0; k < P - 1; ++k)
+    t.message(k, worker(P, root, k), root, count * esize, Arrival::reduced);
   for (int k = 0; k < P - 1; ++k) t.message(P - 1 + k, root, worker(P, root, k), count * esize);
   return t.traffic();
 }
@@ -54,7 +55,8 @@ ScaledTraffic scaled_allreduce_master_worker(int P, double N, int ranks_per_node
 
 // The textbook's T: what the busiest rank sends.
 CollectiveAlgorithm allreduce_master_worker_algorithm() {
-  CollectiveAlgorithm a{"master_worker", allreduce_master_worker, sized<model_allreduce_master_worker>};
+  CollectiveAlgorithm a{"master_worker", allreduce_master_worker,
+                        sized<model_allreduce_master_worker>};
   a.taught_formula = "(P-1)*N";
   a.taught_T = [](int P, double N) { return (P - 1) * N; };
   a.at_scale = scaled_allreduce_master_worker;

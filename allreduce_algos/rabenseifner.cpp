@@ -122,7 +122,8 @@ ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node)
 
 // The textbook's T: what every rank sends, for a power of two (the ring's).
 CollectiveAlgorithm allreduce_rabenseifner_algorithm() {
-  CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner, sized<model_allreduce_rabenseifner>};
+  CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner,
+                        sized<model_allreduce_rabenseifner>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
   a.at_scale = scaled_allreduce_rabenseifner;

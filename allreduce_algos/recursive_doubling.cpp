@@ -60,7 +60,8 @@ ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per
   StepPorts ports(P, ranks_per_node);
   const double folds = fold.extra ? 2 : 0;  // the step in, and the same back out
   double crossing = folds * double(fold.fold_ports(ports)), exchanges = 0;
-  for (int bit = 1; bit < fold.p2; bit *= 2, ++exchanges) crossing += double(fold.exchange_ports(ports, bit));
+  for (int bit = 1; bit < fold.p2; bit *= 2, ++exchanges)
+    crossing += double(fold.exchange_ports(ports, bit));
   return {folds + exchanges, crossing * N, (exchanges + (fold.extra ? 1 : 0)) * N};
 }
 

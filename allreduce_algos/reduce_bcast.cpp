@@ -66,7 +66,8 @@ ScaledTraffic scaled_allreduce_reduce_bcast(int P, double N, int ranks_per_node)
 
 // The textbook's T: what the root sends, for a power of two.
 CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
-  CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast, sized<model_allreduce_reduce_bcast>};
+  CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast,
+                        sized<model_allreduce_reduce_bcast>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   a.at_scale = scaled_allreduce_reduce_bcast;

@@ -85,7 +85,8 @@ ScaledTraffic scaled_allreduce_tree(int P, double N, int ranks_per_node) {
   StepPorts ports(P, ranks_per_node);
   double crossing = 0;  // the busiest port's messages, summed over the steps
   for (int64_t d = D; d >= 1; --d) {
-    const int64_t first = (int64_t{1} << d) - 1, last = std::min((int64_t{2} << d) - 2, int64_t(P) - 1);
+    const int64_t first = (int64_t{1} << d) - 1,
+                  last = std::min((int64_t{2} << d) - 2, int64_t(P) - 1);
     for (int64_t v = first; v <= last; ++v) ports.message(v, (v - 1) / 2);
     crossing += double(ports.end_step());
   }
@@ -97,7 +98,8 @@ ScaledTraffic scaled_allreduce_tree(int P, double N, int ranks_per_node) {
   int64_t bcast_steps = 0;
   for (size_t s = 0; s + 1 < first_of_step.size(); ++s) {
     if (first_of_step[s] == first_of_step[s + 1]) continue;
-    for (int64_t i = first_of_step[s]; i < first_of_step[s + 1]; ++i) ports.message((by_step[i] - 1) / 2, by_step[i]);
+    for (int64_t i = first_of_step[s]; i < first_of_step[s + 1]; ++i)
+      ports.message((by_step[i] - 1) / 2, by_step[i]);
     crossing += double(ports.end_step());
     bcast_steps = int64_t(s) + 1;
   }

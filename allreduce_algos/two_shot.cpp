@@ -15,9 +15,9 @@
 // (the lower bound) in 2 steps instead of 2(P-1). The reduced chunks wait in
 // scratch (registered), so the result may go straight to memory no peer
 // maps (the user's own); of a private input, the P-1 chunks the peers read
-// are copied to scratch first (the copy is part of the call). In place it works on the one buffer: a rank writes
-// into it only in step 1, once nobody reads inputs any more. With count < P
-// the empty chunks are not read at all.
+// are copied to scratch first (the copy is part of the call). In place it works on the one buffer:
+// a rank writes into it only in step 1, once nobody reads inputs any more. With count < P the empty
+// chunks are not read at all.
 #include <algorithm>
 
 #include "collectives/algorithm.hpp"
@@ -59,8 +59,7 @@ Traffic model_allreduce_two_shot(int P, size_t count, size_t esize, int) {
   Tally t(P);
   for (int r = 0; r < P; ++r)
     for (int q = 0; q < P; ++q)
-      if (q != r && parts.size(r))
-        t.message(0, q, r, parts.size(r) * esize, Arrival::read_reduced);
+      if (q != r && parts.size(r)) t.message(0, q, r, parts.size(r) * esize, Arrival::read_reduced);
   for (int r = 0; r < P; ++r)
     for (int q = 0; q < P; ++q)
       if (q != r && parts.size(q)) t.message(1, q, r, parts.size(q) * esize, Arrival::read);

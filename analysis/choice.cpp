@@ -57,30 +57,35 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows) {
     if (!is_allreduce(m)) continue;
     SizeRows& at = tables[{m.P, m.fabric(), m.dtype, m.op}][m.bytes];
-    if (m.algorithm == "auto") at.automatic = &m;
-    else if (m.hand()) at.hand.push_back(&m);
-    else if (m.algorithm == "MPI_Allreduce") at.library_us.push_back(m.t_median_us);
+    if (m.algorithm == "auto")
+      at.automatic = &m;
+    else if (m.hand())
+      at.hand.push_back(&m);
+    else if (m.algorithm == "MPI_Allreduce")
+      at.library_us.push_back(m.t_median_us);
   }
   std::string s;
   for (const auto& [key, by_size] : tables) {
-    MarkdownTable table({"N", "fastest (measured)", "its median us", "the model's pick", "its median us",
-                         "auto ran", "MPI_Allreduce us (median of its runs)"});
+    MarkdownTable table({"N", "fastest (measured)", "its median us", "the model's pick",
+                         "its median us", "auto ran", "MPI_Allreduce us (median of its runs)"});
     std::vector<std::pair<uint64_t, std::string>> measured, predicted;
     for (const auto& [bytes, at] : by_size) {
-      const Measurement* fast = least(at.hand, [](auto* m) { return std::optional(m->t_median_us); });
+      const Measurement* fast =
+          least(at.hand, [](auto* m) { return std::optional(m->t_median_us); });
       const Measurement* model = least(at.hand, [](auto* m) { return m->t_model_us; });
       if (!fast || at.hand.size() < 2) continue;
       measured.emplace_back(bytes, fast->algorithm);
       if (model) predicted.emplace_back(bytes, model->algorithm);
       table.add_row(human_bytes(bytes), fast->algorithm, fmt::format("{:.1f}", fast->t_median_us),
-                    model ? model->algorithm : "-", model ? fmt::format("{:.1f}", model->t_median_us) : "-",
+                    model ? model->algorithm : "-",
+                    model ? fmt::format("{:.1f}", model->t_median_us) : "-",
                     at.automatic ? at.automatic->chose : "-",
                     at.library_us.empty() ? "-" : fmt::format("{:.1f}", median(at.library_us)));
     }
     if (table.empty()) continue;
     s += fmt::format(
-        "\n### {}\n\n{}\nCrossovers, measured: {}.\n\nCrossovers, predicted: {}.\n",
-        heading(key), table.str(), crossovers(measured),
+        "\n### {}\n\n{}\nCrossovers, measured: {}.\n\nCrossovers, predicted: {}.\n", heading(key),
+        table.str(), crossovers(measured),
         predicted.empty() ? std::string("- (no t_model_us in these rows)") : crossovers(predicted));
   }
   return s.empty() ? "No all-reduce rows with two or more hand-written algorithms.\n" : s;
@@ -103,7 +108,8 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
   }
   std::string s;
   for (const auto& [key, by_size] : runs) {
-    MarkdownTable table({"N", "auto ran", "model us", "measured us", "auto / MPI_Allreduce, each run", "median"});
+    MarkdownTable table(
+        {"N", "auto ran", "model us", "measured us", "auto / MPI_Allreduce, each run", "median"});
     std::string over;
     for (const auto& [bytes, by_run] : by_size) {
       std::vector<double> ratios;
@@ -116,13 +122,15 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
       for (double r : ratios) each += fmt::format("{}{:.2f}", each.empty() ? "" : " ", r);
       const double mid = median(ratios);
       const auto& model = predicted_us[key][bytes];
-      table.add_row(human_bytes(bytes), ran, model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
-                    fmt::format("{:.1f}", median(auto_us[key][bytes])), each, fmt::format("**{:.2f}**", mid));
-      if (mid > 1) over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
+      table.add_row(
+          human_bytes(bytes), ran, model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
+          fmt::format("{:.1f}", median(auto_us[key][bytes])), each, fmt::format("**{:.2f}**", mid));
+      if (mid > 1)
+        over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
     }
     if (table.empty()) continue;
-    s += fmt::format("\n### {}\n\n{}\nAbove 1.0 (the library faster): {}.\n", heading(key), table.str(),
-                     over.empty() ? "none" : over);
+    s += fmt::format("\n### {}\n\n{}\nAbove 1.0 (the library faster): {}.\n", heading(key),
+                     table.str(), over.empty() ? "none" : over);
   }
   return s.empty() ? "No rows of -a auto beside MPI_Allreduce.\n" : s;
 }

@@ -95,12 +95,14 @@ Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector
   return f;
 }
 
-Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x, const std::vector<double>& t) {
+Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x,
+                             const std::vector<double>& t) {
   if (x.empty() || x.front().size() != 3) return fit_nonnegative(x, t);
   std::vector<std::vector<double>> x_no_gamma = x;
   for (auto& row : x_no_gamma) row.back() = 0;
   const Fit with = fit_nonnegative(x, t), without = fit_nonnegative(x_no_gamma, t);
-  const bool gamma_holds = with.at(2) > 0 && with.at(2) < with.at(1) && with.loo_median < without.loo_median;
+  const bool gamma_holds =
+      with.at(2) > 0 && with.at(2) < with.at(1) && with.loo_median < without.loo_median;
   return gamma_holds ? with : without;
 }
 

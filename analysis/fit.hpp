@@ -35,6 +35,7 @@ Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector
 // between them. Gamma is kept only where it predicts left-out rows better and
 // a byte reduced costs less than a byte sent (memory is faster than the link);
 // else the fit is alpha and beta alone. Rows of another width: fitted as they are.
-Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
+Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x,
+                             const std::vector<double>& t);
 
 }  // namespace commlab

@@ -22,19 +22,22 @@ std::pair<std::string, std::string> call_and_forced(const std::string& algorithm
   return {algorithm.substr(0, colon), algorithm.substr(colon + 1)};
 }
 
-using Key = std::tuple<std::string, int, std::string, std::string, std::string>;  // call, P, device, dtype, op
+using Key = std::tuple<std::string, int, std::string, std::string,
+                       std::string>;  // call, P, device, dtype, op
 std::string title(const Key& k) {
   const auto& [call, P, device, dtype, op] = k;
-  return device == "host" && op == "sum" ? fmt::format("{}, P = {}, {}", call, P, dtype)
-                                         : fmt::format("{}, P = {}, {} {} {}", call, P, device, dtype, op);
+  return device == "host" && op == "sum"
+             ? fmt::format("{}, P = {}, {}", call, P, dtype)
+             : fmt::format("{}, P = {}, {} {} {}", call, P, device, dtype, op);
 }
 
 struct Seen {
-  std::vector<double> t_us;  // each run's median
-  std::string ran;           // what its counted bytes say it ran
+  std::vector<double> t_us;                   // each run's median
+  std::string ran;                            // what its counted bytes say it ran
   TrafficCheck traffic = TrafficCheck::none;  // against our model of the forced algorithm
 };
-// call, P, device, dtype, op -> size -> forced algorithm ("" the default, "rules") -> what was seen.
+// call, P, device, dtype, op -> size -> forced algorithm ("" the default, "rules") -> what was
+// seen.
 using Seens = std::map<Key, std::map<uint64_t, std::map<std::string, Seen>>>;
 
 Seens seen_by_call(const std::vector<Measurement>& rows) {
@@ -44,7 +47,8 @@ Seens seen_by_call(const std::vector<Measurement>& rows) {
     const auto [call, forced] = call_and_forced(m.algorithm);
     Seen& s = seen[{call, m.P, m.device, m.dtype, m.op}][m.bytes][forced];
     s.t_us.push_back(m.t_median_us);
-    if (s.ran.empty()) s.ran = !m.sent_max_B ? "not counted" : m.chose.empty() ? "none of ours" : m.chose;
+    if (s.ran.empty())
+      s.ran = !m.sent_max_B ? "not counted" : m.chose.empty() ? "none of ours" : m.chose;
     if (s.traffic == TrafficCheck::none) s.traffic = m.traffic;
   }
   return seen;
@@ -102,7 +106,8 @@ std::string rules_section(const Seens& seen) {
       table.add_row(human_bytes(bytes), def->second.ran, rules->second.ran,
                     fmt::format("{:.1f}", median(d)), fmt::format("{:.1f}", median(r)), each,
                     fmt::format("**{:.2f}**", mid));
-      if (mid < 1) slower += fmt::format("{}{} ({:.3f})", slower.empty() ? "" : ", ", human_bytes(bytes), mid);
+      if (mid < 1)
+        slower += fmt::format("{}{} ({:.3f})", slower.empty() ? "" : ", ", human_bytes(bytes), mid);
     }
     if (!table.empty())
       s += fmt::format("\n### {}\n\n{}\nBelow 1.0 (the rules slower): {}.\n", title(key),
@@ -119,8 +124,10 @@ std::string open_mpi_sections(const std::vector<Measurement>& rows) {
   std::string s;
   if (!counted.empty())
     s += "\n## Open MPI's own algorithms, counted\n\n"
-         "Each of Open MPI's algorithms forced in turn (--mpi-algorithm); what the default ran, as its "
-         "counted bytes and messages say (the hand-written algorithms that move the same, or none of "
+         "Each of Open MPI's algorithms forced in turn (--mpi-algorithm); what the default ran, as "
+         "its "
+         "counted bytes and messages say (the hand-written algorithms that move the same, or none "
+         "of "
          "ours); the "
          "fastest forced one; and which forced ones moved what our model of the same name says.\n" +
          counted;

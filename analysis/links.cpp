@@ -25,12 +25,16 @@ const std::vector<LinkModel>& links() {
       {"nvlink-a100", 0.6, 300, "NVLink 3 on A100: 12 links x 25 GB/s each way (50 both ways)",
        nccl + " (NVLINK)"},
       {"efa-400", 17.2, 50, "AWS EFA, 400 Gbit/s per node (p4d)",
-       "osu_latency 0 B, c5n.18xlarge (EFA, no p4d figure published), aws-parallelcluster test results"},
+       "osu_latency 0 B, c5n.18xlarge (EFA, no p4d figure published), aws-parallelcluster test "
+       "results"},
       {"ib-hdr", 1.47, 25, "InfiniBand HDR, 200 Gbit/s",
        "osu_multi_lat 0 B, host memory, ABCI 2.0 (aistabci/abci2.0benchmark)"},
-      {"1gbe", 55, 0.125, "Ethernet 1 Gbit/s, kernel TCP", "half of a 110 us TCP round trip, 100 B (serverfault 791539)"},
-      {"10gbe", 20, 1.25, "Ethernet 10 Gbit/s, kernel TCP", "Hurwitz and Feng, Hot Interconnects 2003"},
-      {"100gbe", 0.92, 12.5, "Ethernet 100 Gbit/s, RoCE v2", "ib_send_lat 8 B, ConnectX-5, no switch (morrismeyer/warpforge)"},
+      {"1gbe", 55, 0.125, "Ethernet 1 Gbit/s, kernel TCP",
+       "half of a 110 us TCP round trip, 100 B (serverfault 791539)"},
+      {"10gbe", 20, 1.25, "Ethernet 10 Gbit/s, kernel TCP",
+       "Hurwitz and Feng, Hot Interconnects 2003"},
+      {"100gbe", 0.92, 12.5, "Ethernet 100 Gbit/s, RoCE v2",
+       "ib_send_lat 8 B, ConnectX-5, no switch (morrismeyer/warpforge)"},
   };
   return all;
 }
@@ -49,7 +53,8 @@ LinkModel named_link(const std::string& name) {
 std::string links_table() {
   MarkdownTable table({"link", "alpha (us)", "GB/s each way", "what", "source"});
   for (const LinkModel& l : links())
-    table.add_row(l.name, fmt::format("{:g}", l.alpha_us), fmt::format("{:g}", l.GBps), l.what, l.source);
+    table.add_row(l.name, fmt::format("{:g}", l.alpha_us), fmt::format("{:g}", l.GBps), l.what,
+                  l.source);
   return table.str();
 }
 

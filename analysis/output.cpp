@@ -37,7 +37,8 @@ WholeFile::WholeFile(const std::string& path, const std::string& flag) : path_(p
   }
   regular_ = !open_file && (!fs::exists(st) || fs::is_regular_file(st));
   if (!regular_) {  // a device, a FIFO, an open file: written through the name given
-    if (::access(path.c_str(), W_OK) != 0) throw std::runtime_error(flag + " " + path + ": " + std::strerror(errno));
+    if (::access(path.c_str(), W_OK) != 0)
+      throw std::runtime_error(flag + " " + path + ": " + std::strerror(errno));
     return;
   }
   path_ = target.string();

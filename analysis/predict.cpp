@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <limits>
 
-#include "harness/operation.hpp"
 #include "core/errors.hpp"
 #include "core/options.hpp"
+#include "harness/operation.hpp"
 #include "links.hpp"
 #include "output.hpp"
 #include "report.hpp"
@@ -60,8 +60,8 @@ std::vector<int> parse_ranks(const std::string& text) {
     return int(P);
   };
   std::vector<int> Ps;
-  for (const std::string& item :
-       parse_list<std::string>("-P", text, {}, Repeats::dropped, [](const std::string& i) { return i; })) {
+  for (const std::string& item : parse_list<std::string>("-P", text, {}, Repeats::dropped,
+                                                         [](const std::string& i) { return i; })) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) {
       Ps.push_back(one(item));
@@ -91,7 +91,10 @@ std::string about_bytes(double bytes) {
 // never cross, not a crossing far away made of rounding.
 std::string crossovers(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B) {
   if (P == 1) return "P = 1: one rank already holds the sum; nothing to do\n";
-  struct Line { const CollectiveAlgorithm* a; double at0_us, per_B_us; };
+  struct Line {
+    const CollectiveAlgorithm* a;
+    double at0_us, per_B_us;
+  };
   std::vector<Line> lines;
   for (size_t i = 0; i < s.algorithms.size(); ++i) {
     const double at0 = time_us(s.link, {per_B[i].steps, 0, 0});
@@ -134,11 +137,12 @@ std::string table(const Settings& s, const std::vector<Row>& rows) {
 }
 
 std::string csv_text(const Settings& s, const std::vector<Row>& rows) {
-  std::string t = "link,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,reduced_max_rank_B,t_us\n";
+  std::string t =
+      "link,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,reduced_max_rank_B,t_us\n";
   for (const Row& r : rows)
-    t += fmt::format("{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.9g}\n", s.link.name, r.P, s.ranks_per_node,
-                     r.bytes, r.algorithm->name, r.figures.steps, r.figures.port_critical_B,
-                     r.figures.reduced_max_rank_B, r.t_us);
+    t += fmt::format("{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.9g}\n", s.link.name, r.P,
+                     s.ranks_per_node, r.bytes, r.algorithm->name, r.figures.steps,
+                     r.figures.port_critical_B, r.figures.reduced_max_rank_B, r.t_us);
   return t;
 }
 
@@ -150,25 +154,30 @@ LinkModel fitted_link(const std::string& folder) {
   const std::string rows_csv = (fs::path(folder) / "rows.csv").string();
   if (!fs::exists(rows_csv)) throw UsageError("--fit " + folder + ": no rows.csv there");
   const std::vector<Measurement> rows = read_rows(rows_csv);
-  if (std::none_of(rows.begin(), rows.end(), [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
-    throw UsageError("--fit " + folder + ": every run was on one node, where no byte crosses a link; "
+  if (std::none_of(rows.begin(), rows.end(),
+                   [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
+    throw UsageError("--fit " + folder +
+                     ": every run was on one node, where no byte crosses a link; "
                      "fit a folder measured across nodes");
   const auto fits = formulas_fits(rows, read_machine(folder));
   const std::string large = human_bytes(kLargeMessage_B);
   if (fits.empty() || fits.begin()->second.at(1) <= 0)
-    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of " + large + " or more to fit");
+    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of " + large +
+                     " or more to fit");
   const auto& [data, f] = *fits.begin();
   if (f.n < 3)
-    throw UsageError(fmt::format("--fit {}: {} rows of {} or more; alpha, beta and gamma need 3 at least",
-                                 folder, f.n, large));
+    throw UsageError(
+        fmt::format("--fit {}: {} rows of {} or more; alpha, beta and gamma need 3 at least",
+                    folder, f.n, large));
   const std::string label = fs::weakly_canonical(folder).filename().string();
-  LinkModel fitted{"fit:" + label, f.at(0), 1e-3 / f.at(1),
-                   fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of {} or more "
-                               "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
-                               "error {:.0f}% median, {:.0f}% at most",
-                               rows_csv, data.first, data.second, f.n, large, f.r2, f.loo_median * 100,
-                               f.loo_max * 100),
-                   ""};
+  LinkModel fitted{
+      "fit:" + label, f.at(0), 1e-3 / f.at(1),
+      fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of {} or more "
+                  "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
+                  "error {:.0f}% median, {:.0f}% at most",
+                  rows_csv, data.first, data.second, f.n, large, f.r2, f.loo_median * 100,
+                  f.loo_max * 100),
+      ""};
   if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
   return fitted;
 }
@@ -178,8 +187,9 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
                       std::optional<double> GBps, const std::string& folder) {
   const int given = !name.empty() + (alpha_us || GBps) + !folder.empty();
   if (given != 1)
-    throw UsageError("say which link, once: --link NAME (--links lists them), --alpha US "
-                     "--bandwidth GBPS, or --fit FOLDER");
+    throw UsageError(
+        "say which link, once: --link NAME (--links lists them), --alpha US "
+        "--bandwidth GBPS, or --fit FOLDER");
   if (!name.empty()) return named_link(name);
   if (!folder.empty()) return fitted_link(folder);
   if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
@@ -191,15 +201,18 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
 // long list of sizes at P = 2^20 costs no more than one.
 std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
   std::vector<ScaledTraffic> per_B;
-  for (const CollectiveAlgorithm* a : s.algorithms) per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
+  for (const CollectiveAlgorithm* a : s.algorithms)
+    per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
   return per_B;
 }
 
-void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B, std::vector<Row>& rows) {
+void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B,
+                std::vector<Row>& rows) {
   for (size_t bytes : s.sizes_B)
     for (size_t i = 0; i < s.algorithms.size(); ++i) {
       const double N = double(bytes);
-      const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N, per_B[i].reduced_max_rank_B * N};
+      const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N,
+                            per_B[i].reduced_max_rank_B * N};
       rows.push_back({P, N, s.algorithms[i], f, time_us(s.link, f)});
     }
 }
@@ -213,8 +226,8 @@ std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& tex
   Options picked;
   picked.program = "predict";
   if (text != "all")
-    picked.algorithms =
-        parse_list<std::string>("-a", text, {}, Repeats::refused, [](const std::string& a) { return a; });
+    picked.algorithms = parse_list<std::string>("-a", text, {}, Repeats::refused,
+                                                [](const std::string& a) { return a; });
   std::vector<const CollectiveAlgorithm*> out;
   for (const std::string& name : pick_algorithms(picked, known))
     for (const CollectiveAlgorithm& a : allreduce->algorithms)
@@ -230,15 +243,17 @@ void only_where_they_run(Settings& s, bool named) {
   if (most_P <= s.ranks_per_node) return;
   for (const CollectiveAlgorithm* a : s.algorithms)
     if (a->reads_peers && named)
-      throw UsageError(fmt::format("-a {}: it reads its peers' memory, which only ranks on one node "
-                                   "can; P = {} spans nodes of {} (--ranks-per-node)",
-                                   a->name, most_P, s.ranks_per_node));
+      throw UsageError(
+          fmt::format("-a {}: it reads its peers' memory, which only ranks on one node "
+                      "can; P = {} spans nodes of {} (--ranks-per-node)",
+                      a->name, most_P, s.ranks_per_node));
   for (const CollectiveAlgorithm* a : s.algorithms)
     if (a->reads_peers) s.left_out += (s.left_out.empty() ? "" : ", ") + a->name;
   if (!s.left_out.empty())
-    s.left_out += fmt::format(": they read their peers' memory, which ranks on nodes of {} cannot "
-                              "at P = {}",
-                              s.ranks_per_node, most_P);
+    s.left_out += fmt::format(
+        ": they read their peers' memory, which ranks on nodes of {} cannot "
+        "at P = {}",
+        s.ranks_per_node, most_P);
   s.algorithms.erase(std::remove_if(s.algorithms.begin(), s.algorithms.end(),
                                     [](const CollectiveAlgorithm* a) { return a->reads_peers; }),
                      s.algorithms.end());
@@ -247,28 +262,39 @@ void only_where_they_run(Settings& s, bool named) {
 // The command line, every input checked before anything is printed (the
 // --csv path too); nullopt after --help or --links.
 std::optional<Settings> parse(int argc, char** argv) {
-  CLI::App app{"predict: the all-reduce algorithms' times on a link, from the port model, without MPI"};
+  CLI::App app{
+      "predict: the all-reduce algorithms' times on a link, from the port model, without MPI"};
   std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", link_name, folder, csv;
   double factor = 4;
   std::optional<double> alpha_us, GBps, gamma_GBps;
   bool list_links = false;
   Settings s;
-  app.add_option("-P", ranks, "P: a list of P or MIN:MAX (MIN, 2 MIN, 4 MIN, ... up to MAX), 1 to 2^20 "
-                              "(default 2:1024)")
+  app.add_option("-P", ranks,
+                 "P: a list of P or MIN:MAX (MIN, 2 MIN, 4 MIN, ... up to MAX), 1 to 2^20 "
+                 "(default 2:1024)")
       ->type_name("LIST");
-  app.add_option("-m", sizes, "N: MIN:MAX in bytes, with K, M or G (default 4:1G), up to 1 PiB")->type_name("SIZES");
-  app.add_option("-f", factor, "size factor from MIN to MAX (default 4)")->type_name("X")->check(finite_within(kFactorMin, kFactorMax));
+  app.add_option("-m", sizes, "N: MIN:MAX in bytes, with K, M or G (default 4:1G), up to 1 PiB")
+      ->type_name("SIZES");
+  app.add_option("-f", factor, "size factor from MIN to MAX (default 4)")
+      ->type_name("X")
+      ->check(finite_within(kFactorMin, kFactorMax));
   app.add_option("--ranks-per-node", s.ranks_per_node, "ranks sharing a node's link (default 1)")
       ->type_name("K")
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--link", link_name, "a named link (--links lists them)")->type_name("NAME");
-  app.add_option("--alpha", alpha_us, "by hand: latency per step, us")->type_name("US")->check(finite_within(0, 1e9));
-  app.add_option("--bandwidth", GBps, "by hand: the link's GB/s each way")->type_name("GBPS")->check(finite_within(1e-9, 1e9));
+  app.add_option("--alpha", alpha_us, "by hand: latency per step, us")
+      ->type_name("US")
+      ->check(finite_within(0, 1e9));
+  app.add_option("--bandwidth", GBps, "by hand: the link's GB/s each way")
+      ->type_name("GBPS")
+      ->check(finite_within(1e-9, 1e9));
   app.add_option("--gamma-bandwidth", gamma_GBps, "GB/s at which a rank reduces (default: free)")
       ->type_name("GBPS")
       ->check(finite_within(1e-9, 1e9));
-  app.add_option("--fit", folder, "alpha, beta and gamma fitted to a results folder's rows.csv")->type_name("FOLDER");
-  app.add_option("-a", algorithms, "algorithms, comma-separated, or all (default: every one with a closed form)")
+  app.add_option("--fit", folder, "alpha, beta and gamma fitted to a results folder's rows.csv")
+      ->type_name("FOLDER");
+  app.add_option("-a", algorithms,
+                 "algorithms, comma-separated, or all (default: every one with a closed form)")
       ->type_name("LIST");
   app.add_option("--csv", csv, "write every prediction to FILE")->type_name("FILE");
   app.add_flag("--links", list_links, "list the named links, their figures and sources");
@@ -281,7 +307,8 @@ std::optional<Settings> parse(int argc, char** argv) {
   if (list_links) return fmt::print("{}", links_table()), std::nullopt;
   s.Ps = parse_ranks(ranks);
   s.sizes_B = parse_size_range(sizes, factor);
-  if (double(s.sizes_B.back()) > kMaxBytes) throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
+  if (double(s.sizes_B.back()) > kMaxBytes)
+    throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
   s.link = chosen_link(link_name, alpha_us, GBps, folder);
   if (gamma_GBps) s.link.gamma_GBps = *gamma_GBps;
   s.algorithms = chosen_algorithms(algorithms);
@@ -294,14 +321,18 @@ std::optional<Settings> parse(int argc, char** argv) {
 // alpha of a step.
 std::string header(const Settings& s) {
   std::string h = fmt::format(
-      "# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link + gamma x "
-      "bytes the busiest rank reduces\n# link: {}\n# ranks per node: {} (a byte between ranks on one node "
+      "# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link + "
+      "gamma x "
+      "bytes the busiest rank reduces\n# link: {}\n# ranks per node: {} (a byte between ranks on "
+      "one node "
       "costs nothing here; every step still costs alpha)\n",
       describe(s.link), s.ranks_per_node);
   std::string one_node;
   for (int P : s.Ps)
-    if (P > 1 && P <= s.ranks_per_node) one_node += fmt::format("{}{}", one_node.empty() ? "" : ", ", P);
-  if (!one_node.empty()) h += "# at P = " + one_node + " every rank is on one node: no byte crosses a link\n";
+    if (P > 1 && P <= s.ranks_per_node)
+      one_node += fmt::format("{}{}", one_node.empty() ? "" : ", ", P);
+  if (!one_node.empty())
+    h += "# at P = " + one_node + " every rank is on one node: no byte crosses a link\n";
   if (!s.left_out.empty()) h += "# left out: " + s.left_out + "\n";
   return h;
 }
@@ -316,8 +347,8 @@ int run(int argc, char** argv) {
     predict_at(*s, P, per_B, rows);
     fastest += crossovers(*s, P, per_B);
   }
-  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n{}", header(*s), table(*s, rows),
-             fastest);
+  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n{}", header(*s),
+             table(*s, rows), fastest);
   std::fflush(stdout);  // before the CSV, which may go to the same place (--csv /dev/stdout)
   if (s->csv) s->csv->write(csv_text(*s, rows));
   return 0;

@@ -32,7 +32,6 @@ Group group_of(const Measurement& m) {
   return {m.program, m.algorithm, m.impl, m.fabric(), m.dtype, m.op};
 }
 
-
 std::vector<Quantity> quantities(const Measurement& m) {
   std::vector<Quantity> q;
   // Named as the tables' columns and the lab's answers name them.
@@ -52,13 +51,15 @@ std::vector<Quantity> quantities(const Measurement& m) {
 std::string checks(const std::vector<Measurement>& rows) {
   size_t ok = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == Check::ok; });
   std::string s = fmt::format("{} rows; {} checked ok", rows.size(), ok);
-  size_t off = std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == Check::off; });
+  size_t off =
+      std::count_if(rows.begin(), rows.end(), [](auto& m) { return m.check == Check::off; });
   if (off) s += fmt::format(", {} not checked (-c off)", off);
   s += ".\n";
   for (const Measurement& m : rows)
     if (m.check == Check::fail)
-      s += fmt::format("\n- **FAIL** {} {} ({}) P={} N={}: {}", m.program, m.algorithm, name(m.impl), m.P,
-                       human_bytes(m.bytes), m.note.empty() ? "see the program's output" : m.note);
+      s += fmt::format("\n- **FAIL** {} {} ({}) P={} N={}: {}", m.program, m.algorithm,
+                       name(m.impl), m.P, human_bytes(m.bytes),
+                       m.note.empty() ? "see the program's output" : m.note);
   return s + "\n";
 }
 
@@ -100,8 +101,8 @@ std::string traffic(const std::vector<Measurement>& rows) {
     auto count = [](const std::optional<uint64_t>& v) {
       return v ? fmt::format("{}", *v) : std::string("-");
     };
-    table.add_row(m->program, m->algorithm + over_fabric(m->fabric()), m->P, m->bytes, *m->sent_max_B,
-                  fmt::format("{:.0f}", double(m->sent_total_B.value_or(0)) / m->P),
+    table.add_row(m->program, m->algorithm + over_fabric(m->fabric()), m->P, m->bytes,
+                  *m->sent_max_B, fmt::format("{:.0f}", double(m->sent_total_B.value_or(0)) / m->P),
                   m->sent_total_B.value_or(0), count(m->model_critical_path_B),
                   count(m->port_critical_B) + " / " + count(m->model_port_critical_B), T, is);
   }
@@ -167,15 +168,19 @@ std::string predicted_beside_measured(
         cells[3 + 3 * k] = fmt::format("{}{:+.0f}%{}", bold, off * 100, bold);
       }
     std::vector<std::string> headings{"N"};
-    for (const auto& [g, f] : fits) headings.insert(headings.end(), {g->algorithm, "predicted", "off"});
+    for (const auto& [g, f] : fits)
+      headings.insert(headings.end(), {g->algorithm, "predicted", "off"});
     MarkdownTable table(headings);
     for (const auto& [bytes, cells] : by_size) table.add_cells(cells);
-    s += fmt::format("\n### {}, P = {}: measured and predicted time (us)\n\n{}", title, P, table.str());
+    s += fmt::format("\n### {}, P = {}: measured and predicted time (us)\n\n{}", title, P,
+                     table.str());
   }
-  return s.empty() ? ""
-                   : fmt::format("\nThe fits against the rows of the largest P, off by more than {} in bold:\n",
-                                 percent(kMissBy)) +
-                         s;
+  return s.empty()
+             ? ""
+             : fmt::format(
+                   "\nThe fits against the rows of the largest P, off by more than {} in bold:\n",
+                   percent(kMissBy)) +
+                   s;
 }
 
 // What the alpha-beta table shows, and what counts as a miss.
@@ -199,9 +204,9 @@ std::string timing(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows)
     if (m.check != Check::fail) groups[group_of(m)].push_back(&m);
   const std::string within = "within " + percent(kMissBy);
-  MarkdownTable table({"program", "algorithm", "impl", "dtype", "sizes", "alpha (us)", "1/beta (GB/s)",
-                       "1/gamma (GB/s)", "R^2", "leave-one-out max, median", "rows " + within,
-                       "each P alone: alpha us, 1/beta GB/s, " + within});
+  MarkdownTable table({"program", "algorithm", "impl", "dtype", "sizes", "alpha (us)",
+                       "1/beta (GB/s)", "1/gamma (GB/s)", "R^2", "leave-one-out max, median",
+                       "rows " + within, "each P alone: alpha us, 1/beta GB/s, " + within});
   std::string misses;
   // Predicted beside measured: each hand-written algorithm at its largest P, by program.
   std::map<std::string, std::vector<std::pair<const Group*, Fit>>> predicted;
@@ -229,12 +234,14 @@ std::string timing(const std::vector<Measurement>& rows) {
                   fmt::format("{:.0f}%, {:.0f}%", all.fit.loo_max * 100, all.fit.loo_median * 100),
                   fmt::format("{} of {}", all.within, ms.size()), each);
     if (missed.empty()) continue;
-    misses += fmt::format("- {} {}{} ({}):", g.program, g.algorithm, over_fabric(g.fabric), name(g.impl));
+    misses +=
+        fmt::format("- {} {}{} ({}):", g.program, g.algorithm, over_fabric(g.fabric), name(g.impl));
     for (const auto& [P, sizes] : missed) misses += fmt::format(" P={}: {};", P, sizes_list(sizes));
     misses.back() = '\n';
   }
   std::string s = timing_prose() + table.str();
-  if (!misses.empty()) s += fmt::format("\nWhere the model misses by more than {}:\n\n", percent(kMissBy)) + misses;
+  if (!misses.empty())
+    s += fmt::format("\nWhere the model misses by more than {}:\n\n", percent(kMissBy)) + misses;
   return s + predicted_beside_measured(predicted, groups);
 }
 
@@ -279,7 +286,8 @@ std::string library_table(const std::map<uint64_t, std::vector<const Measurement
       cells.insert(cells.end(), {nccl ? fmt::format("{:.1f}", nccl->t_avg_us) : "-",
                                  nccl ? fmt::format("{:.3f}", nccl->busbw_GBps) : "-"});
     for (const auto& h : hand) {
-      auto it = std::find_if(ms.begin(), ms.end(), [&](auto* m) { return m->hand() && m->algorithm == h; });
+      auto it = std::find_if(ms.begin(), ms.end(),
+                             [&](auto* m) { return m->hand() && m->algorithm == h; });
       const Measurement* mine = it == ms.end() ? nullptr : *it;
       cells.push_back(ratio(mine, library_for(h, libs)));
       if (with_nccl) cells.push_back(ratio(mine, nccl));
@@ -324,7 +332,8 @@ std::string against_library(const std::vector<Measurement>& rows) {
           hand.push_back(m->algorithm);
       }
     if (hand.empty()) continue;
-    const std::string on = nodes == 0 ? "" : fmt::format("; {} node{}", nodes, nodes == 1 ? "" : "s");
+    const std::string on =
+        nodes == 0 ? "" : fmt::format("; {} node{}", nodes, nodes == 1 ? "" : "s");
     s += fmt::format("\n### {}, P = {} ({}, {}{}{})\n\n{}", program, P, fabric, dtype,
                      op == "none" ? "" : " " + op, on, library_table(by_size, hand, with_nccl));
   }
@@ -372,8 +381,7 @@ Machine read_machine(const std::string& folder) {
 }
 
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells,
-                        const Machine& machine) {
+                        const std::vector<std::string>& failed_cells, const Machine& machine) {
   std::set<std::string> hosts;
   for (const Measurement& m : rows) hosts.insert(m.host);
   std::string on;
@@ -387,9 +395,8 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## -a auto against MPI_Allreduce\n\n"
       "auto's median time over the library's in the same run; the median of those over runs.\n{}{}",
       title, on.empty() ? "-" : on, formulas_summary(rows, machine),
-      checks(rows) + failed(failed_cells), traffic(rows),
-      timing(rows), against_library(rows), fastest_allreduce(rows), auto_against_library(rows),
-      open_mpi_sections(rows));
+      checks(rows) + failed(failed_cells), traffic(rows), timing(rows), against_library(rows),
+      fastest_allreduce(rows), auto_against_library(rows), open_mpi_sections(rows));
 }
 
 }  // namespace commlab

@@ -24,7 +24,8 @@ Machine read_machine(const std::string& folder);
 // the checks; `machine`: the links' bandwidth, beside the fitted 1/beta, and
 // the cores, which bound the fit's domain on one node.
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells = {}, const Machine& machine = {});
+                        const std::vector<std::string>& failed_cells = {},
+                        const Machine& machine = {});
 
 // The regressors of the time model for a row (fit.hpp). Hand-written: steps,
 // bytes and reduced bytes, where the bytes are those through the busiest
@@ -44,12 +45,12 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
 // That fitted model itself, per fabric (Measurement::fabric) and dtype: coefficients alpha (us per
 // step), beta (us per port byte) and gamma (us per reduced byte), for
 // bin/predict --fit.
-std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows,
-                                                                 const Machine& machine);
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(
+    const std::vector<Measurement>& rows, const Machine& machine);
 // The same fitted model's time for each hand-written all-reduce row it
 // covers (P > 1, checked ok), for the plot beside the measured times.
-std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows,
-                                                                const Machine& machine);
+std::vector<std::pair<const Measurement*, double>> fitted_times(
+    const std::vector<Measurement>& rows, const Machine& machine);
 
 // choice.cpp: per P and size, the fastest all-reduce algorithm measured
 // beside the time model's pick and the crossovers; -a auto over

@@ -30,9 +30,11 @@ constexpr const char* kUsage =
     "       report --check FOLDER [FILE.csv ...]\n"
     "       report --column NAME[,NAME...] FILE.csv\n"
     "       report --rules FILE.csv [FILE.csv ...]\n"
-    "  reads FOLDER/rows.csv (or the CSV files named), prints the report and writes FOLDER/report.md\n"
+    "  reads FOLDER/rows.csv (or the CSV files named), prints the report and writes "
+    "FOLDER/report.md\n"
     "  and FOLDER/model.csv\n"
-    "  --check: writes nothing; exit 0 when FOLDER/report.md and FOLDER/model.csv are what it would\n"
+    "  --check: writes nothing; exit 0 when FOLDER/report.md and FOLDER/model.csv are what it "
+    "would\n"
     "    write, 1 with the first line that differs otherwise\n"
     "  --column: prints those columns of every row of any CSV file with a header, tab-separated,\n"
     "    a row a line, read as the report reads CSV (a quoted comma stays in its cell)\n"
@@ -85,7 +87,8 @@ fs::path folder_of(const std::string& arg) {
 // A line from a little before `column`, quoted, to show where two differ.
 std::string excerpt(const std::string& line, size_t column) {
   const size_t from = std::min(column > 20 ? column - 20 : 0, line.size());
-  return fmt::format("\"{}{}{}\"", from ? "..." : "", line.substr(from, 60), line.size() > from + 60 ? "..." : "");
+  return fmt::format("\"{}{}{}\"", from ? "..." : "", line.substr(from, 60),
+                     line.size() > from + 60 ? "..." : "");
 }
 
 // Where `file` differs from `want`, in one line: its line and column, and
@@ -100,19 +103,22 @@ std::optional<std::string> first_difference(const fs::path& file, const std::str
   for (int line = 1;; ++line) {
     const bool in_file = bool(std::getline(a, x)), in_report = bool(std::getline(b, y));
     if (in_file && in_report && x == y) continue;
-    if (!in_file && !in_report) return fmt::format("{}: differs only in its last line break", file.string());
+    if (!in_file && !in_report)
+      return fmt::format("{}: differs only in its last line break", file.string());
     if (!in_file || !in_report)
       return fmt::format("{} line {}: {}", file.string(), line,
-                         in_file ? "the file goes on where report now ends" : "the file ends where report now goes on");
+                         in_file ? "the file goes on where report now ends"
+                                 : "the file ends where report now goes on");
     const size_t column = std::mismatch(x.begin(), x.end(), y.begin(), y.end()).first - x.begin();
-    return fmt::format("{} line {}, column {}: the file has {}, report now writes {}", file.string(), line,
-                       column + 1, excerpt(x, column), excerpt(y, column));
+    return fmt::format("{} line {}, column {}: the file has {}, report now writes {}",
+                       file.string(), line, column + 1, excerpt(x, column), excerpt(y, column));
   }
 }
 
 int check(const fs::path& folder, const std::vector<std::string>& files) {
   const Outputs now = make_outputs(folder, files);
-  for (const auto& [name, text] : {std::pair{"report.md", &now.report}, std::pair{"model.csv", &now.model}})
+  for (const auto& [name, text] :
+       {std::pair{"report.md", &now.report}, std::pair{"model.csv", &now.model}})
     if (auto where = first_difference(folder / name, *text)) {
       fmt::print(stderr, "{}; report without --check rewrites it\n", *where);
       return 1;
@@ -144,8 +150,10 @@ int columns(const std::string& list, const std::string& file) {
   for (size_t r = 0; r < rows.size(); ++r)
     for (size_t k = 0; k < names.size(); ++k) {
       if (rows[r][k].find('\t') != std::string::npos)
-        throw commlab::ReportError(fmt::format("{} line {}: column {} holds a tab, which --column prints "
-                                               "between columns", file, r + 2, names[k]));
+        throw commlab::ReportError(
+            fmt::format("{} line {}: column {} holds a tab, which --column prints "
+                        "between columns",
+                        file, r + 2, names[k]));
       out += rows[r][k] + (k + 1 < names.size() ? "\t" : "\n");
     }
   fmt::print("{}", out);
@@ -163,24 +171,29 @@ int main(int argc, char** argv) {
   try {
     if (args[0] == "--column") {
       if (args.size() != 3)
-        throw commlab::ReportError("--column NAME[,NAME...] FILE.csv: give the column names and one file");
+        throw commlab::ReportError(
+            "--column NAME[,NAME...] FILE.csv: give the column names and one file");
       return columns(args[1], args[2]);
     }
     if (args[0] == "--rules") {
-      if (args.size() < 2) throw commlab::ReportError("--rules FILE.csv [FILE.csv ...]: give the rows");
+      if (args.size() < 2)
+        throw commlab::ReportError("--rules FILE.csv [FILE.csv ...]: give the rows");
       std::vector<commlab::Measurement> rows;
       for (size_t i = 1; i < args.size(); ++i) {
         auto more = commlab::read_rows(args[i]);
         rows.insert(rows.end(), more.begin(), more.end());
       }
-      fmt::print("{}", commlab::open_mpi_rules(rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " "))));
+      fmt::print("{}", commlab::open_mpi_rules(
+                           rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " "))));
       return 0;
     }
     if (args[0] == "--check") {
-      if (args.size() < 2) throw commlab::ReportError("--check FOLDER [FILE.csv ...]: give the folder");
+      if (args.size() < 2)
+        throw commlab::ReportError("--check FOLDER [FILE.csv ...]: give the folder");
       return check(folder_of(args[1]), {args.begin() + 2, args.end()});
     }
-    if (args[0].rfind("-", 0) == 0) throw commlab::ReportError(args[0] + ": no such option (report --help)");
+    if (args[0].rfind("-", 0) == 0)
+      throw commlab::ReportError(args[0] + ": no such option (report --help)");
     return write(folder_of(args[0]), {args.begin() + 1, args.end()});
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());

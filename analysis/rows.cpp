@@ -1,7 +1,5 @@
 #include "rows.hpp"
 
-#include "core/usage_error.hpp"
-
 #include <algorithm>
 #include <array>
 #include <fstream>
@@ -11,6 +9,8 @@
 #include <sstream>
 #include <tuple>
 #include <utility>
+
+#include "core/usage_error.hpp"
 
 // clang-format off
 #include <limits>  // before csv.h, which uses std::numeric_limits without including it
@@ -36,7 +36,8 @@ std::optional<double> optional_number(const std::string& text, const char* colum
                                       const std::string& where) {
   if (text.empty()) return std::nullopt;
   if (auto v = finite_number(text)) return v;
-  throw ReportError(fmt::format("{}: column {} holds '{}', not a finite number", where, column, text));
+  throw ReportError(
+      fmt::format("{}: column {} holds '{}', not a finite number", where, column, text));
 }
 
 // Columns every row has: an empty one is refused, not read as 0, so that a
@@ -51,15 +52,44 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
 
 // The columns read, in to_measurement's order; the last ones are newer than
 // the rest, so a file without them still reads.
-constexpr std::array<const char*, 36> kColumns{
-    "program", "algorithm", "impl", "device", "dtype", "op", "P", "count", "bytes",
-    "t_avg_us", "t_median_us", "busbw_GBps", "sent_max_rank_B", "recv_max_rank_B",
-    "sent_total_B", "msgs_total", "steps", "model_steps", "model_critical_path_B",
-    "taught_formula", "taught_T_B", "check", "note", "host", "date", "t_model_us", "chose",
-    "nodes", "link_GBps", "port_critical_B", "model_port_critical_B", "model_reduced_max_rank_B",
-    "traffic", "transport", "run_transport", "buffers"};
+constexpr std::array<const char*, 36> kColumns{"program",
+                                               "algorithm",
+                                               "impl",
+                                               "device",
+                                               "dtype",
+                                               "op",
+                                               "P",
+                                               "count",
+                                               "bytes",
+                                               "t_avg_us",
+                                               "t_median_us",
+                                               "busbw_GBps",
+                                               "sent_max_rank_B",
+                                               "recv_max_rank_B",
+                                               "sent_total_B",
+                                               "msgs_total",
+                                               "steps",
+                                               "model_steps",
+                                               "model_critical_path_B",
+                                               "taught_formula",
+                                               "taught_T_B",
+                                               "check",
+                                               "note",
+                                               "host",
+                                               "date",
+                                               "t_model_us",
+                                               "chose",
+                                               "nodes",
+                                               "link_GBps",
+                                               "port_critical_B",
+                                               "model_port_critical_B",
+                                               "model_reduced_max_rank_B",
+                                               "traffic",
+                                               "transport",
+                                               "run_transport",
+                                               "buffers"};
 constexpr size_t kNewer = 11;
-constexpr const char* kRunTransportUnknown = "?";  // until name_fabrics finds it
+constexpr const char* kRunTransportUnknown = "?";        // until name_fabrics finds it
 using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
 
 // A cell that names a value (impl, check), read back into the value.
@@ -98,7 +128,8 @@ Measurement to_measurement(const Cells& c, const std::string& where) {
   m.note = c[22], m.host = c[23], m.date = c[24];
   m.t_model_us = optional_number(c[25], "t_model_us", where);
   m.chose = c[26];
-  if (auto nodes = optional_count(c[27], "nodes", where)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));
+  if (auto nodes = optional_count(c[27], "nodes", where))
+    m.nodes = int(std::min<uint64_t>(*nodes, m.P));
   m.link_GBps = optional_number(c[28], "link_GBps", where);
   m.port_critical_B = optional_count(c[29], "port_critical_B", where);
   m.model_port_critical_B = optional_count(c[30], "model_port_critical_B", where);
@@ -183,7 +214,9 @@ std::vector<Measurement> read_json_lines(const std::string& name, std::istream& 
     Cells cells;
     for (size_t i = 0; i < kColumns.size(); ++i) {
       const auto v = row.find(kColumns[i]);
-      cells[i] = v == row.end() || v->is_null() ? "" : v->is_string() ? v->get<std::string>() : v->dump();
+      cells[i] = v == row.end() || v->is_null() ? ""
+                 : v->is_string()               ? v->get<std::string>()
+                                                : v->dump();
     }
     rows.push_back(to_measurement(cells, where));
     rows.back().line = line;

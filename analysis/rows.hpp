@@ -45,8 +45,8 @@ struct Measurement {
   std::optional<double> taught_T_B;
   Check check = Check::off;
   TrafficCheck traffic = TrafficCheck::none;  // counted against the model: none where not compared
-  std::string note, host, date;  // date: when its program started, one per run
-  int line = 0;  // in its file, for messages
+  std::string note, host, date;               // date: when its program started, one per run
+  int line = 0;                               // in its file, for messages
 
   bool hand() const { return impl == Impl::hand; }
   // Where its bytes moved: "host", "cuda", "host, direct", "host, direct,
@@ -54,7 +54,8 @@ struct Measurement {
   // buffers and an MPI message are different machines, and a run that copies
   // the user's buffers in and out is another measurement than one that does not.
   std::string fabric() const {
-    return device + (run_transport.empty() ? "" : ", " + run_transport) + (registered ? ", registered" : "");
+    return device + (run_transport.empty() ? "" : ", " + run_transport) +
+           (registered ? ", registered" : "");
   }
 };
 

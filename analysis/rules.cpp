@@ -85,7 +85,8 @@ std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::stri
       "# Open MPI's dynamic rules (coll_tuned_dynamic_rules_filename), written by report --rules\n"
       "# from {}: for each call and P, the fastest of its forced algorithms at each size\n"
       "# measured, from halfway (on a log scale) between two sizes where the choice changes.\n"
-      "# Each rule: message size in bytes, algorithm, fan-in/out and segment size (0: Open MPI's).\n"
+      "# Each rule: message size in bytes, algorithm, fan-in/out and segment size (0: Open "
+      "MPI's).\n"
       "{}  # collectives\n",
       source, table.size());
   for (const auto& [call, by_P] : table) text += call_rules(*call, by_P);

@@ -45,10 +45,17 @@ struct Domain {
     if (m.bytes < kLargeMessage_B) return false;
     return by_node ? one_per_node(m) : cores == 0 || ranks_on_a_node(m) <= cores;
   }
-  const char* fitted() const { return by_node ? "(one rank per node, fitted)" : cores ? "(a core per rank, fitted)" : "(fitted)"; }
-  const char* apart() const { return by_node ? "(ranks share nodes: not fitted)" : "(more ranks than cores: not fitted)"; }
+  const char* fitted() const {
+    return by_node ? "(one rank per node, fitted)"
+           : cores ? "(a core per rank, fitted)"
+                   : "(fitted)";
+  }
+  const char* apart() const {
+    return by_node ? "(ranks share nodes: not fitted)" : "(more ranks than cores: not fitted)";
+  }
 };
-using Key = std::tuple<std::string, std::string, std::string, std::string>;  // algorithm, program, fabric, dtype
+using Key = std::tuple<std::string, std::string, std::string,
+                       std::string>;  // algorithm, program, fabric, dtype
 
 // The hand-written all-reduce algorithms: the formulas the summary tests are theirs.
 std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
@@ -75,19 +82,22 @@ double off(const Fit& f, const Measurement& m) {
 // "ring", "ring (allreduce)", "ring (allreduce) over direct".
 std::string name_of(const Key& key) {
   const auto& [algorithm, program, fabric, dtype] = key;
-  return (program == "allreduce_" + algorithm ? algorithm : fmt::format("{} ({})", algorithm, program)) +
+  return (program == "allreduce_" + algorithm ? algorithm
+                                              : fmt::format("{} ({})", algorithm, program)) +
          over_fabric(fabric);
 }
 
 std::string ps_of(const Rows& ms) {
-  auto [lo, hi] = std::minmax_element(ms.begin(), ms.end(), [](auto* a, auto* b) { return a->P < b->P; });
-  return (*lo)->P == (*hi)->P ? fmt::format("{}", (*lo)->P) : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
+  auto [lo, hi] =
+      std::minmax_element(ms.begin(), ms.end(), [](auto* a, auto* b) { return a->P < b->P; });
+  return (*lo)->P == (*hi)->P ? fmt::format("{}", (*lo)->P)
+                              : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
 }
 
 // One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
 // how many the model predicts within kWithin, the worst and the median miss.
-void verdict(MarkdownTable& table, const std::string& algorithm, const std::string& where, const Rows& ms,
-             const Fit& f) {
+void verdict(MarkdownTable& table, const std::string& algorithm, const std::string& where,
+             const Rows& ms, const Fit& f) {
   if (ms.empty()) return;
   std::vector<double> misses;
   const Measurement* worst = nullptr;
@@ -95,11 +105,13 @@ void verdict(MarkdownTable& table, const std::string& algorithm, const std::stri
     misses.push_back(std::abs(off(f, *m)));
     if (!worst || misses.back() > std::abs(off(f, *worst))) worst = m;
   }
-  const auto within = std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
+  const auto within =
+      std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
   table.add_row(algorithm, ps_of(ms) + " " + where,
-                fmt::format("{} ({} of {})", within == long(misses.size()) ? "**yes**" : "no", within,
-                            misses.size()),
-                fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100, worst->P, human_bytes(worst->bytes)),
+                fmt::format("{} ({} of {})", within == long(misses.size()) ? "**yes**" : "no",
+                            within, misses.size()),
+                fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100, worst->P,
+                            human_bytes(worst->bytes)),
                 fmt::format("{:.0f}%", median(misses) * 100));
 }
 
@@ -109,8 +121,8 @@ Rows at_common_size(const Rows& ms) {
   for (const Measurement* m : ms)
     if (m->P >= 2) by_P[m->P][m->bytes] = m;
   uint64_t common = 0;
-  for (const auto& [bytes, m] : by_P.empty() ? std::map<uint64_t, const Measurement*>{}
-                                             : by_P.begin()->second) {
+  for (const auto& [bytes, m] :
+       by_P.empty() ? std::map<uint64_t, const Measurement*>{} : by_P.begin()->second) {
     bool everywhere = true;
     for (const auto& [P, sizes] : by_P) everywhere &= sizes.count(bytes) > 0;
     if (everywhere) common = bytes;
@@ -129,29 +141,34 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
   const Measurement& base = *rows.front();
   const int P0 = base.P;
   auto taught = [](const Measurement& m) { return m.taught_T_B.value_or(0); };
-  auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
-  MarkdownTable table({"P", "measured", "model",
-                       fmt::format("taught T ({})", base.taught_formula.empty() ? "none" : base.taught_formula),
-                       "P-1", "2(P-1)/P", "log2 P"});
+  auto ratio = [](double a, double b) {
+    return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-");
+  };
+  MarkdownTable table(
+      {"P", "measured", "model",
+       fmt::format("taught T ({})", base.taught_formula.empty() ? "none" : base.taught_formula),
+       "P-1", "2(P-1)/P", "log2 P"});
   for (const Measurement* m : rows) {
     const double P = m->P;
     table.add_row(m->P, ratio(m->t_median_us, base.t_median_us),
-                  ratio(f.predict(regressors(*m)), f.predict(regressors(base))), ratio(taught(*m), taught(base)),
-                  ratio(P - 1, P0 - 1), ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0),
-                  ratio(std::log2(P), std::log2(P0)));
+                  ratio(f.predict(regressors(*m)), f.predict(regressors(base))),
+                  ratio(taught(*m), taught(base)), ratio(P - 1, P0 - 1),
+                  ratio(2 * (P - 1) / P, 2.0 * (P0 - 1) / P0), ratio(std::log2(P), std::log2(P0)));
   }
   std::string s = fmt::format("\n**{}**, N = {}: time at P over time at P = {}\n\n{}", name_of(key),
                               human_bytes(base.bytes), P0, table.str());
   const Measurement& top = *rows.back();
-  const double measured = top.t_median_us / base.t_median_us, told = taught(base) > 0 ? taught(top) / taught(base) : 0;
+  const double measured = top.t_median_us / base.t_median_us,
+               told = taught(base) > 0 ? taught(top) / taught(base) : 0;
   const uint64_t port = top.model_port_critical_B.value_or(0);
   if (told > 0 && std::abs(told / measured - 1) > kWithin)
     s += fmt::format("\nThe taught {} grows x{:.2f} from P = {} to {}, the measured time x{:.2f}.",
                      top.taught_formula, told, P0, top.P, measured);
   if (port > 0 && taught(top) > 0 && std::abs(port / taught(top) - 1) > kWithin)
-    s += fmt::format(" At P = {} the taught T is {:.0f} B, but the busiest node's link carries {} B "
-                     "(x{:.2f}).",
-                     top.P, taught(top), port, port / taught(top));
+    s += fmt::format(
+        " At P = {} the taught T is {:.0f} B, but the busiest node's link carries {} B "
+        "(x{:.2f}).",
+        top.P, taught(top), port, port / taught(top));
   return s + "\n";
 }
 
@@ -174,7 +191,8 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
   std::map<Data, Rows> fitted;
   for (const auto& [key, ms] : p.groups) {
     Rows& mine = fitted[{std::get<2>(key), std::get<3>(key)}];
-    std::copy_if(ms.begin(), ms.end(), std::back_inserter(mine), [&](auto* m) { return p.domain.holds(*m); });
+    std::copy_if(ms.begin(), ms.end(), std::back_inserter(mine),
+                 [&](auto* m) { return p.domain.holds(*m); });
   }
   for (const auto& [data, ms] : fitted) p.fits[data] = fit_of(ms);
   return p;
@@ -184,10 +202,12 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
 std::string summary_prose() {
   const std::string large = human_bytes(kLargeMessage_B);
   return fmt::format(
-      "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x steps + "
+      "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x "
+      "steps + "
       "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
       "x reduced bytes, fitted to all their rows of {0} or more at once (non-negative least "
-      "squares; where some runs had one rank per node, to those runs alone; else to the runs with a core "
+      "squares; where some runs had one rank per node, to those runs alone; else to the runs with "
+      "a core "
       "for each rank, where machine.md gives the cores): does it predict "
       "each algorithm's rows of {0} or more within {1}? A row's time is its median call (an "
       "emulated link's stalls make some calls slower; the mean, with busbw, is in the tables "
@@ -195,37 +215,44 @@ std::string summary_prose() {
       "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
       "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
-      "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two apart.\n\n",
+      "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two "
+      "apart.\n\n",
       large, percent(kWithin));
 }
 
 // One line per fabric and dtype: the fitted alpha, 1/beta beside the links'
 // ping-pong, 1/gamma, and how well the fit predicts.
 std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> link_GBps) {
-  auto rate = [](double per_B) { return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-"); };
+  auto rate = [](double per_B) {
+    return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-");
+  };
   const std::string measured = link_GBps ? fmt::format("{:.3g} GB/s", *link_GBps) : "not measured";
   std::string s;
   for (const auto& [data, f] : fits) {
     if (f.n == 0) {
-      s += fmt::format("- **{} {}**: no rows of {} or more, so nothing to fit (the links' "
-                       "ping-pong: {}).\n", data.first, data.second, human_bytes(kLargeMessage_B), measured);
+      s += fmt::format(
+          "- **{} {}**: no rows of {} or more, so nothing to fit (the links' "
+          "ping-pong: {}).\n",
+          data.first, data.second, human_bytes(kLargeMessage_B), measured);
       continue;
     }
     std::string link = measured;
-    if (link_GBps && f.at(1) > 0) link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
-    s += fmt::format("- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
-                     "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
-                     data.first, data.second, f.at(0), rate(f.at(1)), link,
-                     f.at(2) > 0 ? rate(f.at(2)) : "left out (see above)", f.r2,
-                     f.loo_max * 100, f.loo_median * 100, f.n);
+    if (link_GBps && f.at(1) > 0)
+      link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
+    s += fmt::format(
+        "- **{} {}**: alpha {:.1f} us, 1/beta {} (the links' ping-pong: {}), 1/gamma {}; "
+        "R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+        data.first, data.second, f.at(0), rate(f.at(1)), link,
+        f.at(2) > 0 ? rate(f.at(2)) : "left out (see above)", f.r2, f.loo_max * 100,
+        f.loo_median * 100, f.n);
   }
   return s;
 }
 
 }  // namespace
 
-std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vector<Measurement>& rows,
-                                                                const Machine& machine) {
+std::vector<std::pair<const Measurement*, double>> fitted_times(
+    const std::vector<Measurement>& rows, const Machine& machine) {
   const Pooled p = pooled_fits(rows, machine);
   std::vector<std::pair<const Measurement*, double>> out;
   for (const auto& [key, ms] : p.groups)
@@ -233,8 +260,8 @@ std::vector<std::pair<const Measurement*, double>> fitted_times(const std::vecto
   return out;
 }
 
-std::map<std::pair<std::string, std::string>, Fit> formulas_fits(const std::vector<Measurement>& rows,
-                                                                 const Machine& machine) {
+std::map<std::pair<std::string, std::string>, Fit> formulas_fits(
+    const std::vector<Measurement>& rows, const Machine& machine) {
   return pooled_fits(rows, machine).fits;
 }
 
@@ -243,10 +270,12 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
   auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
-  std::string s = "## Do the formulas hold?\n\n" + summary_prose() + fitted_lines(fits, machine.link_GBps);
+  std::string s =
+      "## Do the formulas hold?\n\n" + summary_prose() + fitted_lines(fits, machine.link_GBps);
   const std::string large = human_bytes(kLargeMessage_B);
-  MarkdownTable table({"algorithm", "P", fmt::format("model within {}, N >= {}", percent(kWithin), large),
-                       "worst", "median miss"});
+  MarkdownTable table({"algorithm", "P",
+                       fmt::format("model within {}, N >= {}", percent(kWithin), large), "worst",
+                       "median miss"});
   for (const auto& [key, ms] : groups) {
     Rows in, out;
     for (const Measurement* m : ms)
@@ -260,7 +289,8 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   if (!grown.empty())
     s += "\nHow the time grows with P, at the largest size swept at every P: measured, the "
          "fitted model, the algorithm's taught formula, and the three growths the formulas are "
-         "made of.\n" + grown;
+         "made of.\n" +
+         grown;
   return s + "\n";
 }
 

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
     // Three arrays of the largest size: a copy's source and target, then acc and in.
     const double need_B = 3.0 * double(hi), have_B = double(gpu::inventory().smallest_B);
     if (need_B > 0.9 * have_B)
-      throw UsageError(fmt::format("-m {}: three arrays of {} B need {:.1f} GiB; the GPU has {:.1f}",
-                                   sizes, hi, need_B / (1 << 30), have_B / (1 << 30)));
+      throw UsageError(
+          fmt::format("-m {}: three arrays of {} B need {:.1f} GiB; the GPU has {:.1f}", sizes, hi,
+                      need_B / (1 << 30), have_B / (1 << 30)));
     gpu::select(0);
     const std::string header = "device,bytes,copy_GBps,reduce_GBps,ratio";
     LinesFile out;

@@ -22,9 +22,7 @@ void mpi_allreduce(const CollectiveJob& j) {
   } while (done < j.count);
 }
 
-void nccl_allreduce(const CollectiveJob& j) {
-  j.nccl->allreduce(j.in, j.out, j.count, j.red);
-}
+void nccl_allreduce(const CollectiveJob& j) { j.nccl->allreduce(j.in, j.out, j.count, j.red); }
 
 class Allreduce : public Operation {
  public:

@@ -22,9 +22,10 @@ class Bcast : public Operation {
     name = "bcast";
     summary = "broadcast: every rank gets the root's buffer";
     in_place_form = InPlace::always;
-    algorithms = {{"linear", bcast_linear, sized<model_bcast_linear>},
-                  {"binomial", bcast_binomial, sized<model_bcast_binomial>},
-                  {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>}};
+    algorithms = {
+        {"linear", bcast_linear, sized<model_bcast_linear>},
+        {"binomial", bcast_binomial, sized<model_bcast_binomial>},
+        {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>}};
     library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }

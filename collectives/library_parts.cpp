@@ -18,10 +18,10 @@ void nccl_root_parts(const CollectiveJob& j, bool root_sends) {
   mine[j.root] = parts.size(me);
   if (root_sends)
     j.nccl->exchange(j.in, root_counts.data(), root_displs.data(), j.out, mine.data(),
-                            at_start.data(), j.red.dtype);
+                     at_start.data(), j.red.dtype);
   else
     j.nccl->exchange(j.in, mine.data(), at_start.data(), j.out, root_counts.data(),
-                            root_displs.data(), j.red.dtype);
+                     root_displs.data(), j.red.dtype);
 }
 
 Source gathered_source(int P, size_t N, size_t i) {

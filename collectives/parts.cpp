@@ -41,5 +41,4 @@ void rotate_copy(Memory& mem, void* dst, const void* src, size_t total_B, size_t
   mem.copy(d + total_B - first_B, s, first_B);
 }
 
-
 }  // namespace commlab

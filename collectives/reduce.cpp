@@ -15,9 +15,7 @@ void mpi_reduce(const CollectiveJob& j) {
              j.red.mpi_type(), j.red.mpi_op(), j.root, j.comm.mpi());
 }
 
-void nccl_reduce(const CollectiveJob& j) {
-  j.nccl->reduce(j.in, j.out, j.count, j.red, j.root);
-}
+void nccl_reduce(const CollectiveJob& j) { j.nccl->reduce(j.in, j.out, j.count, j.red, j.root); }
 
 class Reduce : public Operation {
  public:

@@ -27,7 +27,8 @@ void reduce_linear(const CollectiveJob& job) {
 
 Traffic model_reduce_linear(int P, size_t count, size_t esize, int root) {
   Tally t(P);
-  for (int k = 1; k < P; ++k) t.message(k - 1, (root + k) % P, root, count * esize, Arrival::reduced);
+  for (int k = 1; k < P; ++k)
+    t.message(k - 1, (root + k) % P, root, count * esize, Arrival::reduced);
   return t.traffic();
 }
 

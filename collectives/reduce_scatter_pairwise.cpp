@@ -43,8 +43,8 @@ Traffic model_reduce_scatter_pairwise(int P, size_t count, size_t esize, int) {
   const Partition chunks{count, P};
   Tally t(P);
   for (int s = 1; s < P; ++s)
-    for (int r = 0; r < P; ++r) t.message(s - 1, r, (r + s) % P, chunks.size((r + s) % P) * esize,
-                                         Arrival::reduced);
+    for (int r = 0; r < P; ++r)
+      t.message(s - 1, r, (r + s) % P, chunks.size((r + s) % P) * esize, Arrival::reduced);
   return t.traffic();
 }
 

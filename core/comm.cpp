@@ -23,12 +23,14 @@ void Comm::use(Memory& mem, TransportKind kind) {
 }
 
 std::string name(Phase p) {
-  static const Names<Phase> table = {
-      {Phase::none, ""},           {Phase::reduce_scatter, "reduce-scatter"},
-      {Phase::all_gather, "all-gather"}, {Phase::reduce, "reduce"},
-      {Phase::broadcast, "broadcast"},   {Phase::scatter, "scatter"},
-      {Phase::exchange, "exchange"},
-      {Phase::fold, "fold (the ranks past a power of two)"}};
+  static const Names<Phase> table = {{Phase::none, ""},
+                                     {Phase::reduce_scatter, "reduce-scatter"},
+                                     {Phase::all_gather, "all-gather"},
+                                     {Phase::reduce, "reduce"},
+                                     {Phase::broadcast, "broadcast"},
+                                     {Phase::scatter, "scatter"},
+                                     {Phase::exchange, "exchange"},
+                                     {Phase::fold, "fold (the ranks past a power of two)"}};
   return name_in(table, p);
 }
 
@@ -127,7 +129,8 @@ void Comm::reading(int from, size_t bytes, Step step, bool reduced) {
   if (!recorder_) return;
   const int index = step_index(step);
   recorder_->begin_step(index, *mem_);
-  recorder_->read({index, from, rank(), step.chunk, bytes, phase_, true, reduced, false, step.last});
+  recorder_->read(
+      {index, from, rank(), step.chunk, bytes, phase_, true, reduced, false, step.last});
 }
 
 void Comm::read(int from, const void* theirs, void* dst, size_t bytes, Step step) {
@@ -135,8 +138,8 @@ void Comm::read(int from, const void* theirs, void* dst, size_t bytes, Step step
   peers().read(from, theirs, dst, bytes);
 }
 
-void Comm::read_reduce(int from, const void* theirs, void* acc, size_t bytes,
-                       const Reduction& red, Step step) {
+void Comm::read_reduce(int from, const void* theirs, void* acc, size_t bytes, const Reduction& red,
+                       Step step) {
   reading(from, bytes, step, true);
   peers().read_reduce(from, theirs, acc, bytes / red.esize(), red);
 }

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "device.hpp"
 #include "packs.hpp"
@@ -97,10 +97,10 @@ void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) 
   auto* d = static_cast<T*>(dst_v);
   auto* a = static_cast<const T*>(a_v);
   auto* b = static_cast<const T*>(b_v);
-  const PackSplit s = split_for_packs(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(a),
-                                      reinterpret_cast<uintptr_t>(b), count, sizeof(T));
-  if (s.head)
-    reduce_elements<T, O><<<blocks_for(s.head), kThreads, 0, g_stream>>>(d, a, b, s.head);
+  const PackSplit s =
+      split_for_packs(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(a),
+                      reinterpret_cast<uintptr_t>(b), count, sizeof(T));
+  if (s.head) reduce_elements<T, O><<<blocks_for(s.head), kThreads, 0, g_stream>>>(d, a, b, s.head);
   const size_t at = s.head;
   if (s.packs)
     reduce_packs<T, O><<<blocks_for(s.packs), kThreads, 0, g_stream>>>(
@@ -108,8 +108,8 @@ void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) 
         reinterpret_cast<const Pack<T>*>(b + at), s.packs);
   const size_t rest = at + s.packs * (16 / sizeof(T));
   if (s.tail)
-    reduce_elements<T, O><<<blocks_for(s.tail), kThreads, 0, g_stream>>>(d + rest, a + rest, b + rest,
-                                                                          s.tail);
+    reduce_elements<T, O>
+        <<<blocks_for(s.tail), kThreads, 0, g_stream>>>(d + rest, a + rest, b + rest, s.tail);
   check(cudaGetLastError(), "reduction kernel");
 }
 
@@ -187,7 +187,8 @@ void* alloc_pinned(size_t bytes) {
 }
 void release_pinned(void* p) { warn(cudaFreeHost(p), "cudaFreeHost"); }
 
-static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "an IPC handle travels as its bytes");
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle),
+              "an IPC handle travels as its bytes");
 
 // A handle maps the whole block cudaMalloc carved the allocation from, and
 // a small allocation may share its block with others: the CUDA Programming
@@ -263,7 +264,9 @@ void event_record(Event e) {
 void event_wait(Event e) {
   check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
 }
-void event_destroy(Event e) { warn(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy"); }
+void event_destroy(Event e) {
+  warn(cudaEventDestroy(static_cast<cudaEvent_t>(e)), "cudaEventDestroy");
+}
 
 Difference compare(DType t, const void* got, const void* want, size_t count) {
   Difference d;

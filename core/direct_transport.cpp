@@ -195,9 +195,12 @@ void DirectTransport::exchange(int to, const void* s, size_t sbytes, int from, v
   if (to != kNoRank) {
     const Lane& lane = control_of(regions_).lanes(P_)[me_ * P_ + to];
     wait([&] { return lane.taken.value.load(std::memory_order_acquire) > n; },
-         [&] { return fmt::format("its message of {} bytes to rank {} to be received", sbytes, to); });
+         [&] {
+           return fmt::format("its message of {} bytes to rank {} to be received", sbytes, to);
+         });
     if (from != kNoRank && landed)
-      for (size_t at = 0; at < rbytes; at += kPiece_B) (*landed)(at, std::min(kPiece_B, rbytes - at));
+      for (size_t at = 0; at < rbytes; at += kPiece_B)
+        (*landed)(at, std::min(kPiece_B, rbytes - at));
   }
 }
 
@@ -246,8 +249,8 @@ int DirectTransport::probe_any() {
         for (int from = 0; from < P_ && found == kNoRank; ++from) {
           const Lane& lane = lanes[from * P_ + me_];
           // Posted and not yet matched by a receive already waiting for it.
-          const uint64_t unmatched = lane.taken.value.load(std::memory_order_relaxed) +
-                                     recvs_[from].size();
+          const uint64_t unmatched =
+              lane.taken.value.load(std::memory_order_relaxed) + recvs_[from].size();
           if (lane.posted.value.load(std::memory_order_acquire) > unmatched) found = from;
         }
         return found != kNoRank;

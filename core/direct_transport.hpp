@@ -143,8 +143,8 @@ class DirectTransport : public Transport, public Peers {
   void read(int from, const void* theirs, void* dst, size_t bytes) override;
   void read_reduce(int from, const void* theirs, void* acc, size_t count,
                    const Reduction& red) override;
-  void read_reduce_to(int a_from, const void* a, int b_from, const void* b, void* dst,
-                      size_t count, const Reduction& red) override;
+  void read_reduce_to(int a_from, const void* a, int b_from, const void* b, void* dst, size_t count,
+                      const Reduction& red) override;
   void fence() override;
 
  private:
@@ -158,8 +158,8 @@ class DirectTransport : public Transport, public Peers {
     size_t offset, bytes;
   };
   uint64_t post(int to, const void* buf, size_t bytes);  // its number in the lane
-  void progress();                                        // fills what has arrived
-  bool take(int from);                                    // one message from `from`, if posted
+  void progress();                                       // fills what has arrived
+  bool take(int from);                                   // one message from `from`, if posted
   template <class Done, class What>
   void wait(Done done, What what);
 
@@ -168,9 +168,9 @@ class DirectTransport : public Transport, public Peers {
   Memory& mem_;
   const std::chrono::milliseconds timeout_;
   const int me_, P_;
-  std::vector<std::deque<Recv>> recvs_;  // per sender, in posting order
-  std::deque<Send> waiting_;             // lanes full: posted as slots free
-  std::vector<uint64_t> sent_;           // messages this rank posted to each rank
+  std::vector<std::deque<Recv>> recvs_;           // per sender, in posting order
+  std::deque<Send> waiting_;                      // lanes full: posted as slots free
+  std::vector<uint64_t> sent_;                    // messages this rank posted to each rank
   std::vector<std::pair<int, uint64_t>> isends_;  // (to, number) until wait_sends
   uint64_t fences_ = 0;
   PeerBytes moved_;

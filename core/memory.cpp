@@ -1,11 +1,11 @@
 #include "memory.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "device.hpp"
 

@@ -188,20 +188,22 @@ class GpuRegions : public SharedControl {
 constexpr size_t kCheck_B = 4096;
 constexpr double kCheckDeadline_s = 10;
 
-unsigned char pattern_byte(int rank, size_t i) { return static_cast<unsigned char>(1 + (rank * 31 + i * 7) % 251); }
+unsigned char pattern_byte(int rank, size_t i) {
+  return static_cast<unsigned char>(1 + (rank * 31 + i * 7) % 251);
+}
 
 // What the read queued into `got` found: "" when it brought the pattern
 // `owner` wrote, waited for within the deadline.
 std::string read_back(GpuRegions& regions, int owner, const unsigned char* got) {
-  if (!gpu::sync_within(kCheckDeadline_s))
-    return regions.stalled(), "did not finish in 10 s";
+  if (!gpu::sync_within(kCheckDeadline_s)) return regions.stalled(), "did not finish in 10 s";
   for (size_t i = 0; i < kCheck_B; ++i)
     if (got[i] != pattern_byte(owner, i)) return "gave wrong bytes";
   return "";
 }
 
 // Collective (one barrier, reached by every rank whatever fails): "" or what went wrong here.
-std::string read_every_peer(MPI_Comm comm, GpuRegions& regions, const std::vector<std::string>& gpus) {
+std::string read_every_peer(MPI_Comm comm, GpuRegions& regions,
+                            const std::vector<std::string>& gpus) {
   int me = 0, P = 1;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &P);
@@ -225,17 +227,20 @@ std::string read_every_peer(MPI_Comm comm, GpuRegions& regions, const std::vecto
       std::string found;
       try {
         if (by_kernel)  // max(x, x) = x: the kernel's loads from the peer, bit for bit
-          gpu::reduce_to(DType::int32, Op::max, scratch, regions.base(r), regions.base(r), kCheck_B / 4);
+          gpu::reduce_to(DType::int32, Op::max, scratch, regions.base(r), regions.base(r),
+                         kCheck_B / 4);
         gpu::copy(got, by_kernel ? scratch : regions.base(r), kCheck_B);
         found = read_back(regions, r, got);
       } catch (const std::exception& e) {
         found = std::string("failed (") + e.what() + ")";
       }
       if (!found.empty())
-        error = fmt::format("reading rank {}'s memory (GPU {}) from GPU {} by {} {}: peer access between "
-                            "these GPUs does not work{}",
-                            r, gpus[r], gpus[me], by_kernel ? "the reduction kernel" : "a copy", found,
-                            found == "gave wrong bytes" ? " (on PCIe, ACS or an IOMMU between them can cause this)" : "");
+        error = fmt::format(
+            "reading rank {}'s memory (GPU {}) from GPU {} by {} {}: peer access between "
+            "these GPUs does not work{}",
+            r, gpus[r], gpus[me], by_kernel ? "the reduction kernel" : "a copy", found,
+            found == "gave wrong bytes" ? " (on PCIe, ACS or an IOMMU between them can cause this)"
+                                        : "");
     }
   if (error.empty()) gpu::release_pinned(got);  // else a copy may still be writing it
   return error;

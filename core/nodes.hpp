@@ -23,7 +23,7 @@ class Nodes {
   int count() const { return int(groups_.size()); }
   const std::vector<int>& ranks_on(int node) const { return groups_[node]; }  // the first leads
   const std::vector<int>& leaders() const { return leaders_; }  // each node's first rank
-  size_t largest() const { return largest_; }  // ranks on the fullest node
+  size_t largest() const { return largest_; }                   // ranks on the fullest node
 
  private:
   std::vector<int> of_rank_, leaders_;

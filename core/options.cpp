@@ -88,7 +88,6 @@ std::vector<size_t> Options::counts_for(DType t) const {
   return v;
 }
 
-
 std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known) {
   if (o.algorithms.empty()) return known;
   if (o.algorithms == std::vector<std::string>{"none"}) return {};  // the library rows alone
@@ -115,9 +114,11 @@ struct Typed {
 };
 
 void add_flags(CLI::App& app, Options& o, Typed& t) {
-  t.sizes_opt = app.add_option("-m,--message-size", t.sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
-      ->capture_default_str();
-  t.counts_opt = app.add_option("-n,--count", t.counts, "element counts, comma separated (instead of -m)");
+  t.sizes_opt =
+      app.add_option("-m,--message-size", t.sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
+          ->capture_default_str();
+  t.counts_opt =
+      app.add_option("-n,--count", t.counts, "element counts, comma separated (instead of -m)");
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
       ->check(finite_within(kFactorMin, kFactorMax))
       ->capture_default_str();
@@ -127,8 +128,9 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
   app.add_option("-x,--warmup", o.warmup, "untimed iterations first")
       ->check(CLI::Range(0, kItersMax))
       ->capture_default_str();
-  app.add_option("-a,--algorithm", t.algorithms,
-                 "hand-written algorithms to run, comma separated, all, or none (the library rows alone)")
+  app.add_option(
+         "-a,--algorithm", t.algorithms,
+         "hand-written algorithms to run, comma separated, all, or none (the library rows alone)")
       ->capture_default_str();
   app.add_option("-d,--device", t.device, "buffers on: host or cuda")->capture_default_str();
   app.add_option("--transport", t.transport,
@@ -165,9 +167,8 @@ void interpret(const Typed& t, Options& o) {
   o.show = o.show || o.show_steps;
   o.show_default_count = o.show && !t.counts_opt->count() && !t.sizes_opt->count();
   if (t.counts_opt->count())
-    o.counts = parse_list<size_t>("-n", t.counts, {}, Repeats::dropped, [](const std::string& c) {
-      return parse_count(c, "-n");
-    });
+    o.counts = parse_list<size_t>("-n", t.counts, {}, Repeats::dropped,
+                                  [](const std::string& c) { return parse_count(c, "-n"); });
   o.sizes_B = parse_size_range(t.sizes, o.factor);
   if (t.algorithms != "all")
     o.algorithms = parse_list<std::string>("-a", t.algorithms, {}, Repeats::refused,
@@ -179,7 +180,8 @@ void interpret(const Typed& t, Options& o) {
     throw UsageError("unknown --transport '" + t.transport +
                      "' (use auto, direct, staged or cuda-aware)");
   if (o.device == Device::host && o.transport && o.transport != TransportKind::direct)
-    throw UsageError("--transport " + t.transport + ": GPU buffers only (-d cuda); host buffers "
+    throw UsageError("--transport " + t.transport +
+                     ": GPU buffers only (-d cuda); host buffers "
                      "travel over MPI, or --transport direct");
 
   o.dtypes = parse_list("-T", t.dtypes, all_dtypes(), Repeats::refused, parse_dtype);
@@ -188,7 +190,8 @@ void interpret(const Typed& t, Options& o) {
   for (DType d : o.dtypes)
     for (size_t c : o.counts)
       if (!product(c, element_size(d)))
-        throw UsageError(fmt::format("-n {}: that many {} elements are past 2^64 bytes", c, name(d)));
+        throw UsageError(
+            fmt::format("-n {}: that many {} elements are past 2^64 bytes", c, name(d)));
   if (t.check != "on" && t.check != "off")
     throw UsageError("-c takes on or off, not '" + t.check + "'");
   o.check = t.check == "on";

@@ -1,8 +1,8 @@
 // The flags every commlab program accepts, named after the OSU micro-benchmarks.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -30,8 +30,8 @@ struct Options {
   bool check = true;
   std::string csv, json;  // --csv, --json: files the rows are appended to
   bool show = false;
-  bool show_steps = false;          // --steps: and each rank's buffer after every step
-  bool show_default_count = false;  // --show without -n or -m: P elements, once P is known
+  bool show_steps = false;              // --steps: and each rank's buffer after every step
+  bool show_default_count = false;      // --show without -n or -m: P elements, once P is known
   std::vector<std::string> algorithms;  // from -a; empty: every algorithm of the program
   std::optional<size_t> segment_B;      // --segment; none: the time model's best
   int node_size = 0;                    // --node-size; 0: the real nodes

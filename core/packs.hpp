@@ -16,7 +16,8 @@ struct PackSplit {
   size_t head = 0, packs = 0, tail = 0;  // elements, 16-byte packs, elements
 };
 
-inline PackSplit split_for_packs(uintptr_t dst, uintptr_t a, uintptr_t b, size_t count, size_t esize) {
+inline PackSplit split_for_packs(uintptr_t dst, uintptr_t a, uintptr_t b, size_t count,
+                                 size_t esize) {
   const uintptr_t off = dst % 16;
   if (off != a % 16 || off != b % 16 || off % esize != 0) return {count, 0, 0};
   PackSplit s;

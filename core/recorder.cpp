@@ -37,7 +37,8 @@ std::vector<std::vector<Record>> gather_records(Transport& t, const std::vector<
 
 std::string chunks_text(int chunk, int last_chunk) {
   if (chunk == kWholeBuffer) return "";
-  if (last_chunk >= 0 && last_chunk != chunk) return fmt::format("chunks {}..{}", chunk, last_chunk);
+  if (last_chunk >= 0 && last_chunk != chunk)
+    return fmt::format("chunks {}..{}", chunk, last_chunk);
   return fmt::format("chunk {}", chunk);
 }
 

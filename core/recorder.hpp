@@ -21,10 +21,10 @@ struct TraceEntry {
   int step, from, to, chunk;
   uint64_t bytes;
   Phase phase;
-  bool read = false;     // recorded by its receiver, which read it from the sender's memory
-  bool reduced = false;  // its receiver reduced it into its buffer (arrivals and reads)
-  bool deferred = false; // an arrival posted by irecv: what the algorithm does with it is its own
-  int last_chunk = -1;   // a run of chunks, chunk .. last_chunk (core/comm.hpp: Step)
+  bool read = false;      // recorded by its receiver, which read it from the sender's memory
+  bool reduced = false;   // its receiver reduced it into its buffer (arrivals and reads)
+  bool deferred = false;  // an arrival posted by irecv: what the algorithm does with it is its own
+  int last_chunk = -1;    // a run of chunks, chunk .. last_chunk (core/comm.hpp: Step)
 };
 
 // "chunk 2", "chunks 5..0" (a run, wrapping mod P), or "" for the whole
@@ -89,7 +89,7 @@ class Recorder {
   // The same, with the trace already gathered (--show prints it too).
   Traffic gather_counts(Transport& transport, const Nodes& nodes,
                         const std::vector<TraceEntry>& trace) const;
-  std::vector<TraceEntry> gather_trace(Transport& transport) const;  // by step, then sender
+  std::vector<TraceEntry> gather_trace(Transport& transport) const;     // by step, then sender
   std::vector<TraceEntry> gather_arrivals(Transport& transport) const;  // the same order
   // Every count from a gathered trace alone, the receivers' bytes included:
   // for messages a rank only saw leave (the library's, core/library_monitor.hpp).

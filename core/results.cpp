@@ -1,8 +1,8 @@
 #include "results.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,7 +40,8 @@ const std::vector<CsvColumn>& schema() {
       {"op", [](const Row& r) { return r.op; }},
       {"P", [](const Row& r) { return num(r.run->P); }, Kind::integer},
       {"root", [](const Row& r) { return num(r.run->root); }, Kind::integer},
-      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }, Kind::integer},
+      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); },
+       Kind::integer},
       {"count", [](const Row& r) { return num(r.count); }, Kind::integer},
       {"bytes", [](const Row& r) { return num(r.bytes); }, Kind::integer},
       {"iters", [](const Row& r) { return num(r.run->iters); }, Kind::integer},
@@ -65,7 +66,9 @@ const std::vector<CsvColumn>& schema() {
       {"taught_formula", [](const Row& r) { return r.taught_formula; }},
       // Empty where no formula is taught (the library's rows, most operations).
       {"taught_T_B",
-       [](const Row& r) { return r.taught_formula.empty() ? std::string() : fixed(r.taught_T_B, 0); },
+       [](const Row& r) {
+         return r.taught_formula.empty() ? std::string() : fixed(r.taught_T_B, 0);
+       },
        Kind::real},
       {"wrong", [](const Row& r) { return opt(r.wrong); }, Kind::integer},
       {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }, Kind::integer},
@@ -76,13 +79,16 @@ const std::vector<CsvColumn>& schema() {
       {"date", [](const Row& r) { return r.run->date; }},
       {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
       {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
-      {"transport",  // NCCL's rows went through NCCL, MPI's through MPI, the others the run's transport
+      // NCCL's rows went through NCCL, MPI's through MPI, the others the run's transport.
+      {"transport",
        [](const Row& r) {
          if (r.impl == Impl::nccl) return std::string("nccl");
-         if (r.impl == Impl::mpi && r.run->transport == TransportKind::direct) return name(TransportKind::host);
+         if (r.impl == Impl::mpi && r.run->transport == TransportKind::direct)
+           return name(TransportKind::host);
          return name(r.run->transport);
        }},
-      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }, Kind::real},
+      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; },
+       Kind::real},
       {"chose", [](const Row& r) { return r.chose; }},
       {"nodes", [](const Row& r) { return num(r.run->placement.nodes); }, Kind::integer},
       {"ranks_per_node", [](const Row& r) { return num(r.run->placement.ranks_max); },
@@ -187,13 +193,15 @@ std::string compress_hosts(std::vector<std::string> names) {
   for (auto& [key, numbers] : numbered) {
     std::sort(numbers.begin(), numbers.end());
     const auto& [prefix, width] = key;
-    auto text = [w = std::max<size_t>(width, 1)](uint64_t v) { return fmt::format("{:0{}}", v, w); };
+    auto text = [w = std::max<size_t>(width, 1)](uint64_t v) {
+      return fmt::format("{:0{}}", v, w);
+    };
     std::string ranges;
     for (size_t i = 0; i < numbers.size();) {
       size_t j = i;
       while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
-      ranges += (ranges.empty() ? "" : ",") + text(numbers[i]) +
-                (j > i ? "-" + text(numbers[j]) : "");
+      ranges +=
+          (ranges.empty() ? "" : ",") + text(numbers[i]) + (j > i ? "-" + text(numbers[j]) : "");
       i = j + 1;
     }
     parts.push_back(numbers.size() == 1 ? prefix + ranges : prefix + "[" + ranges + "]");
@@ -243,7 +251,8 @@ LinesFile::LinesFile(const std::string& path, const std::string& header, const s
   first.resize(got > 0 ? size_t(got) : 0);
   std::string why;
   if (last != '\n')
-    why = " does not end with a newline (cut short, or edited); end its last line or use a new file";
+    why =
+        " does not end with a newline (cut short, or edited); end its last line or use a new file";
   else if (!header.empty() && !first.empty() && first != header + "\n")
     why = " holds other columns than this version writes; use a new file";
   if (!why.empty()) {

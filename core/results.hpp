@@ -49,14 +49,15 @@ struct Row {
   std::optional<uint64_t> wrong, diff_vs_lib;
   TrafficCheck traffic = TrafficCheck::none;  // none for library rows
   Check check = Check::off;
-  std::string note;                // first mismatch, or why something was skipped
+  std::string note;                  // first mismatch, or why something was skipped
   std::optional<double> t_model_us;  // the time model's prediction (time_model.hpp)
   std::string chose;                 // -a auto: the algorithm it ran
   // The direct transport's hand-written rows: what every rank's copies and
   // reductions read and wrote in one call, summed, and that over the time.
   std::optional<uint64_t> memory_moved_B;
   std::optional<double> memory_GBps;
-  Buffers buffers = Buffers::user;  // the direct transport's hand-written rows: registered with --registered
+  Buffers buffers =
+      Buffers::user;  // the direct transport's hand-written rows: registered with --registered
 };
 
 // A schema is one table: each column's name, how a record fills it, and the

@@ -4,7 +4,8 @@
 
 namespace commlab {
 
-uint64_t port_critical_B(const std::vector<Message>& messages, const std::vector<int>& node_of_rank) {
+uint64_t port_critical_B(const std::vector<Message>& messages,
+                         const std::vector<int>& node_of_rank) {
   // step -> node -> {bytes out to other nodes, bytes in from them}
   std::map<int, std::map<int, std::array<uint64_t, 2>>> ports;
   for (const Message& m : messages) {

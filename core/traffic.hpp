@@ -11,12 +11,12 @@ namespace commlab {
 // One step of a schedule, for the time model: in each field, the most that
 // any one rank has of it in the step.
 struct StepLoad {
-  uint64_t msgs = 0;            // messages it sends
-  uint64_t port_B = 0;          // bytes it sends, or receives, whichever is more
-  uint64_t reduces = 0;         // messages it reduces on arrival, before the step can end
-  uint64_t reduced_B = 0;       //   their bytes
-  uint64_t in_flight = 0;       // messages it reduces while the next is on the wire
-  uint64_t in_flight_B = 0;     //   their bytes
+  uint64_t msgs = 0;         // messages it sends
+  uint64_t port_B = 0;       // bytes it sends, or receives, whichever is more
+  uint64_t reduces = 0;      // messages it reduces on arrival, before the step can end
+  uint64_t reduced_B = 0;    //   their bytes
+  uint64_t in_flight = 0;    // messages it reduces while the next is on the wire
+  uint64_t in_flight_B = 0;  //   their bytes
   // Direct access (one_shot, two_shot): what it reads from peers' memory,
   // with no message's handshake: copied, or reduced straight from there.
   uint64_t reads = 0, read_B = 0;
@@ -49,16 +49,17 @@ struct Message {
 //   n0 sends c (1 -> 2) and receives c (3 -> 0): its port carries c each way,
 //   where a critical path of ranks would also say c; a tree step in which
 //   ranks 1 and 2 both send N to rank 0 on another node gives 2N.
-uint64_t port_critical_B(const std::vector<Message>& messages, const std::vector<int>& node_of_rank);
+uint64_t port_critical_B(const std::vector<Message>& messages,
+                         const std::vector<int>& node_of_rank);
 
 struct Traffic {
-  uint64_t sent_max_rank_B = 0;  // bytes sent by the busiest sender
-  uint64_t recv_max_rank_B = 0;  // bytes received by the busiest receiver
-  uint64_t sent_total_B = 0;     // bytes sent, summed over all ranks
-  uint64_t msgs_total = 0;       // messages sent, summed over all ranks
-  uint64_t steps = 0;            // communication rounds in the schedule
-  uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
-  uint64_t port_critical_B = 0;  // through the busiest node's link, step by step (above)
+  uint64_t sent_max_rank_B = 0;     // bytes sent by the busiest sender
+  uint64_t recv_max_rank_B = 0;     // bytes received by the busiest receiver
+  uint64_t sent_total_B = 0;        // bytes sent, summed over all ranks
+  uint64_t msgs_total = 0;          // messages sent, summed over all ranks
+  uint64_t steps = 0;               // communication rounds in the schedule
+  uint64_t critical_path_B = 0;     // bytes along the longest chain of dependent messages
+  uint64_t port_critical_B = 0;     // through the busiest node's link, step by step (above)
   uint64_t reduced_max_rank_B = 0;  // bytes reduced by the rank that reduces the most (model)
   // Direct access (the direct transport): the most bytes one rank read from
   // peers' memory, and wrote into it. Counted by the transport as it copies;
@@ -116,8 +117,9 @@ class StepPorts {
  public:
   StepPorts(int P, int ranks_per_node) : k_(ranks_per_node), out_(P / k_ + 1), in_(P / k_ + 1) {}
   void message(int64_t from, int64_t to) {
-    const int64_t a = k_ == 1 ? from : from / k_, b = k_ == 1 ? to : to / k_;  // no division where it is free
-    if (a == b) return;  // through memory
+    const int64_t a = k_ == 1 ? from : from / k_,
+                  b = k_ == 1 ? to : to / k_;  // no division where it is free
+    if (a == b) return;                        // through memory
     if (!out_[a]++) touched_.push_back(a);
     if (!in_[b]++) touched_.push_back(b);
     busiest_ = std::max({busiest_, out_[a], in_[b]});
@@ -134,7 +136,6 @@ class StepPorts {
   std::vector<int64_t> out_, in_, touched_;
   int64_t busiest_ = 0;
 };
-
 
 // A model written as the schedule's list of messages: who sends how many
 // bytes to whom at which step. The critical path is taken as the sum, over

@@ -69,16 +69,17 @@ void refuse_bad_library_flags(const Operation& op, const Options& o, int P) {
     if (tuned_number(*tuned, o.mpi_algorithm)) {
       // Open MPI refuses it mid-run (MPI_ERR_UNSUPPORTED_OPERATION) at any other P.
       if (o.mpi_algorithm == "two_proc" && P != 2)
-        throw UsageError(fmt::format("--mpi-algorithm two_proc: Open MPI runs it at P = 2 only, not {}", P));
+        throw UsageError(
+            fmt::format("--mpi-algorithm two_proc: Open MPI runs it at P = 2 only, not {}", P));
       return;
     }
     choices += fmt::format("{}{}: {}", choices.empty() ? "" : "; ", call,
                            fmt::join(tuned->algorithms, ", "));
   }
-  throw UsageError(choices.empty() ? "--mpi-algorithm: Open MPI has no algorithms to force for " +
-                                         op.name
-                                   : fmt::format("--mpi-algorithm {}: not one of Open MPI's ({})",
-                                                 o.mpi_algorithm, choices));
+  throw UsageError(choices.empty()
+                       ? "--mpi-algorithm: Open MPI has no algorithms to force for " + op.name
+                       : fmt::format("--mpi-algorithm {}: not one of Open MPI's ({})",
+                                     o.mpi_algorithm, choices));
 }
 
 // The algorithms asked for that this transport can run: those that read
@@ -105,7 +106,8 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
   refuse_bad_library_flags(op, o, P);
   if (o.registered && o.transport != TransportKind::direct)
     throw UsageError("--registered: only with --transport direct (the buffers peers map)");
-  if (o.registered && !op.has_data) throw UsageError("--registered: " + op.name + " has no buffers");
+  if (o.registered && !op.has_data)
+    throw UsageError("--registered: " + op.name + " has no buffers");
   if (o.in_place && op.in_place_form == InPlace::never)
     throw UsageError("--in-place: " + op.name + " has no in-place form");
   if (!op.has_data) return;
@@ -130,8 +132,8 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
 Footprint footprint(const Operation& op, const Options& o, int P, int rank) {
   const bool direct = o.transport == TransportKind::direct;
   double largest_B = 0, region_B = direct ? double(kProbeScratch_B) : 0;
-  const bool in_place = op.in_place_form == InPlace::always ||
-                        (op.in_place_form == InPlace::optional && o.in_place);
+  const bool in_place =
+      op.in_place_form == InPlace::always || (op.in_place_form == InPlace::optional && o.in_place);
   for (DType t : o.dtypes)
     for (size_t n : op.has_data ? o.counts_for(t) : std::vector<size_t>{}) {
       const double esize = double(element_size(t));
@@ -158,11 +160,11 @@ class ShapeRun {
   // time model's best for one chunk.
   JobShape job_shape(size_t N, size_t esize) const {
     const int P = comm_.size();
-    const size_t segment_B = o_.segment_B ? *o_.segment_B
-                                          : best_segment_B(cost_, Partition{N, P}.largest() * esize, esize);
+    const size_t segment_B = o_.segment_B
+                                 ? *o_.segment_B
+                                 : best_segment_B(cost_, Partition{N, P}.largest() * esize, esize);
     return {P, N, esize, o_.root, runner_.nodes(), segment_B};
   }
-
 
   // The library call(s), then each hand-written algorithm asked for, on one shape.
   std::vector<Row> measure(const std::vector<std::string>& algorithms, DType dtype, Op op_kind,
@@ -185,15 +187,24 @@ class ShapeRun {
       c.impl = impl;
       c.prepare = [] {};
       c.run = [this, run] {
-        run(CollectiveJob{comm_, nullptr, nullptr, 0, {DType::float32, Op::sum}, o_.root,
-                          comm_.memory(), 0, &runner_.nodes(), runner_.nccl()});
+        run(CollectiveJob{comm_,
+                          nullptr,
+                          nullptr,
+                          0,
+                          {DType::float32, Op::sum},
+                          o_.root,
+                          comm_.memory(),
+                          0,
+                          &runner_.nodes(),
+                          runner_.nccl()});
       };
       c.check = [this, run = c.run] { return op_.check(comm_, run); };
       return c;
     };
     std::vector<Row> rows;
     std::vector<Traffic> models;
-    for (const CollectiveAlgorithm& algo : op_.algorithms) models.push_back(algo.model(P, 0, 0, o_.root));
+    for (const CollectiveAlgorithm& algo : op_.algorithms)
+      models.push_back(algo.model(P, 0, 0, o_.root));
     for (const LibraryCall& lib : op_.library) {
       const LibraryName named = library_name(lib.name, lib.impl);
       Case c = make_case(named.row, lib.impl, lib.run);
@@ -221,8 +232,7 @@ class ShapeRun {
     const TunedCall* tuned = tuned_call(call);
     if (impl != Impl::mpi || !built_with_open_mpi() || !tuned) return {call, ""};
     if (!o_.mpi_rules.empty()) return {call + ":rules", ""};
-    if (o_.mpi_algorithm.empty() || !tuned_number(*tuned, o_.mpi_algorithm))
-      return {call, ""};
+    if (o_.mpi_algorithm.empty() || !tuned_number(*tuned, o_.mpi_algorithm)) return {call, ""};
     return {call + ":" + o_.mpi_algorithm, o_.mpi_algorithm};
   }
 
@@ -271,8 +281,8 @@ class ShapeRun {
           N(count),
           in_place(run.op_.in_place_form == InPlace::always ||
                    (run.op_.in_place_form == InPlace::optional && run.o_.in_place)),
-          truth(run.op_, {run.o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P},
-                run.o_.root, N, in_place),
+          truth(run.op_, {run.o_.show ? Fill::rank : Fill::pattern, dtype, op_kind, P}, run.o_.root,
+                N, in_place),
           L(truth.layout(me)),
           checked(truth.checked(me)),
           red{dtype, op_kind},
@@ -297,7 +307,7 @@ class ShapeRun {
     JobShape job;
     Buffer input;
     std::optional<Buffer> exact;
-    std::optional<Runner::Registered> reg;  // the direct transport's buffers
+    std::optional<Runner::Registered> reg;                    // the direct transport's buffers
     std::vector<std::pair<std::string, Buffer>> lib_results;  // by the algorithm each pairs with
     std::vector<std::unique_ptr<LibraryStaging>> stagings;
   };
@@ -337,8 +347,8 @@ class ShapeRun {
   }
 
   // A case that runs `run` on d's input into `out`.
-  Case make_case(OneShape& d, const std::string& name, Impl impl,
-                 void (*run)(const CollectiveJob&), Buffer& out, bool reads_peers = false) {
+  Case make_case(OneShape& d, const std::string& name, Impl impl, void (*run)(const CollectiveJob&),
+                 Buffer& out, bool reads_peers = false) {
     Case c;
     c.algorithm = name;
     c.impl = impl;
@@ -348,10 +358,10 @@ class ShapeRun {
     c.prepare = [&out, &input, in_place] {
       if (in_place) out.copy_from(input);
     };
-    auto job = [this, run, N = d.N, red = d.red, root = o_.root,
-                segment_B = d.job.segment_B](const void* from, void* to) {
-      run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B,
-                        &runner_.nodes(), runner_.nccl()});
+    auto job = [this, run, N = d.N, red = d.red, root = o_.root, segment_B = d.job.segment_B](
+                   const void* from, void* to) {
+      run(CollectiveJob{comm_, from, to, N, red, root, comm_.memory(), segment_B, &runner_.nodes(),
+                        runner_.nccl()});
     };
     if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
       LibraryStaging* staging =
@@ -378,8 +388,9 @@ class ShapeRun {
       if (lib.impl == Impl::nccl &&
           (!runner_.nccl() || (lib.usable && !lib.usable(d.P, d.N, d.in_place))))
         continue;
-      Buffer& out = d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, o_.device))
-                        .second;
+      Buffer& out =
+          d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, o_.device))
+              .second;
       const LibraryName named = library_name(
           lib.uneven_name.empty() || d.N % d.P == 0 ? lib.name : lib.uneven_name, lib.impl);
       Case c = make_case(d, named.row, lib.impl, lib.run, out);
@@ -503,14 +514,15 @@ void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
   if (!built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
     fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
   if (P > 1 && built_with_open_mpi() && !counted)
-    fmt::print("# library rows not counted: Open MPI's monitoring reported no messages "
-               "(pml_monitoring_enable 0, or a build without it)\n");
+    fmt::print(
+        "# library rows not counted: Open MPI's monitoring reported no messages "
+        "(pml_monitoring_enable 0, or a build without it)\n");
 }
 
 // Every shape asked for, each a row per implementation; the time model's
 // costs measured once, first.
-int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
-                const Options& o, Comm& comm, const Nodes& nodes) {
+int measure_all(const Operation& op, const std::vector<std::string>& algorithms, const Options& o,
+                Comm& comm, const Nodes& nodes) {
   agree_or_exit(comm.mpi(), rules_differ(comm.mpi(), o.mpi_rules));
   Runner runner(comm, o, nodes);
   RowWriter rows(comm.mpi(), o);
@@ -551,8 +563,8 @@ int collective_main(int argc, char** argv, const std::string& operation,
     program += "_" + only_algorithm;
     what = "the hand-written " + only_algorithm;
   }
-  const std::string description =
-      program + ": " + op->summary + "; " + what + " beside the library, checked, timed and counted";
+  const std::string description = program + ": " + op->summary + "; " + what +
+                                  " beside the library, checked, timed and counted";
   std::vector<std::string> algorithms;
   prepare_library(argc, argv, mpi_calls(*op));  // before MPI_Init, which reads it
   return run_program<Options>(

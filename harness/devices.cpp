@@ -49,8 +49,9 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   if (opts.transport == TransportKind::direct) {
     agree_or_exit(comm, direct_unavailable(comm));
     d.transport = TransportKind::direct;
-    d.direct_line = fmt::format("# transport direct: ranks read each other's registered memory ({})",
-                                opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory");
+    d.direct_line =
+        fmt::format("# transport direct: ranks read each other's registered memory ({})",
+                    opts.device == Device::cuda ? "CUDA IPC" : "MPI shared memory");
     d.buffers = opts.registered ? "buffers registered (--registered)"
                                 : "private buffers: what peers read is copied to registered memory "
                                   "inside the timed call";
@@ -72,7 +73,8 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   } else {
     d.nccl_note = "no NCCL rows: " + d.nccl_note;
   }
-  d.gpu_line = fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
+  d.gpu_line =
+      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
   return d;
 }
 

@@ -12,9 +12,9 @@
 namespace commlab {
 
 std::string InProcessRun::describe() const {
-  return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B{}", op.name,
-                     algo.name, P, N, name(dtype), name(op_kind), root,
-                     in_place ? " in place" : "", fmt::join(nodes.of_rank(), ","), segment_B,
+  return fmt::format("{} {} P={} N={} {} {} root={}{} nodes={} segment={} B{}", op.name, algo.name,
+                     P, N, name(dtype), name(op_kind), root, in_place ? " in place" : "",
+                     fmt::join(nodes.of_rank(), ","), segment_B,
                      direct || algo.reads_peers
                          ? (private_buffers ? ", direct, private buffers" : ", direct")
                          : "");
@@ -34,11 +34,14 @@ std::string describe(const Sent& m) {
   const std::string what = chunks_text(m.chunk, m.last);
   return fmt::format("step {}: rank {} -> rank {}, {} B{}{}", m.step, m.from, m.to, m.bytes,
                      what.empty() ? "" : " (" + what + ")",
-                     !m.seen ? "" : m.reduced ? ", reduced on arrival" : ", stored on arrival");
+                     !m.seen     ? ""
+                     : m.reduced ? ", reduced on arrival"
+                                 : ", stored on arrival");
 }
 
-std::vector<double> values(DType t, const Snapshot& s) { return values_of(Buffer::from_bytes(t, s.bytes)); }
-
+std::vector<double> values(DType t, const Snapshot& s) {
+  return values_of(Buffer::from_bytes(t, s.bytes));
+}
 
 InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   Truth truth(run.op, {run.fill, run.dtype, run.op_kind, run.P}, run.root, run.N, run.in_place);
@@ -68,8 +71,9 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
     char* region = direct ? regions->base(me) : nullptr;
     if (direct) mem.place_scratch(region + at.scratch_at, at.scratch_B);
     const bool in_region = direct && !(run.private_buffers && run.algo.reads_peers);
-    Buffer input = in_region ? Buffer::view(run.dtype, run.in_place ? 0 : L.in, Device::host, region)
-                             : Buffer(run.dtype, run.in_place ? 0 : L.in);
+    Buffer input = in_region
+                       ? Buffer::view(run.dtype, run.in_place ? 0 : L.in, Device::host, region)
+                       : Buffer(run.dtype, run.in_place ? 0 : L.in);
     Buffer out = in_region ? Buffer::view(run.dtype, L.out, Device::host, region + at.out_at)
                            : Buffer(run.dtype, L.out);
     Buffer& before = run.in_place ? out : input;
@@ -77,8 +81,15 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
     before.fill([&](size_t i) { return truth.before(me, i); });
     comm.watch(out.data(), out.bytes());
     try {
-      run.algo.run({comm, before.data(), out.data(), run.N, {run.dtype, run.op_kind}, run.root,
-                    mem, run.segment_B, &nodes});
+      run.algo.run({comm,
+                    before.data(),
+                    out.data(),
+                    run.N,
+                    {run.dtype, run.op_kind},
+                    run.root,
+                    mem,
+                    run.segment_B,
+                    &nodes});
     } catch (...) {
       if (direct) regions->fail();  // the others stop waiting for this rank
       throw;
@@ -104,15 +115,15 @@ std::string InProcessResult::verdict(const Traffic& model) const {
   const Traffic expected = direct ? model.pulled() : model;
   if (!counted.same_counts(expected))
     return fmt::format(
-        "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
-        "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}",
-        counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
-        model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
-        model.msgs_total, counted.steps, model.steps, counted.port_critical_B,
-        model.port_critical_B) +
-        (direct ? fmt::format(", read from peers {} vs {}", counted.peer_read_max_rank_B,
-                              expected.peer_read_max_rank_B)
-                : "");
+               "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
+               "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}",
+               counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
+               model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
+               model.msgs_total, counted.steps, model.steps, counted.port_critical_B,
+               model.port_critical_B) +
+           (direct ? fmt::format(", read from peers {} vs {}", counted.peer_read_max_rank_B,
+                                 expected.peer_read_max_rank_B)
+                   : "");
   if (const auto d = first_difference(model))
     return fmt::format("message {} (by step, sender, receiver) differs from the model's: {} vs {}",
                        d->index + 1, d->counted ? describe(*d->counted) : "none",

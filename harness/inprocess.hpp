@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "operation.hpp"
 #include "core/buffer.hpp"
-#include "core/recorder.hpp"
 #include "core/direct_transport.hpp"
+#include "core/recorder.hpp"
 #include "core/thread_transport.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 
@@ -24,10 +24,10 @@ struct InProcessRun {
   Op op_kind = Op::sum;
   int root = 0;
   bool in_place = false;
-  Nodes nodes = {};       // where the ranks run (the hierarchical all-reduce looks)
-  size_t segment_B = 0;   // the segmented ring's
+  Nodes nodes = {};           // where the ranks run (the hierarchical all-reduce looks)
+  size_t segment_B = 0;       // the segmented ring's
   Fill fill = Fill::pattern;  // Fill::rank: the known vectors --show prints
-  bool trace = false;     // keep each rank's buffer after every step
+  bool trace = false;         // keep each rank's buffer after every step
   // Over the direct transport (core/direct_transport.hpp): buffers in each
   // rank's region, messages read from peers' memory; always for an
   // algorithm that reads peers' memory itself.
@@ -44,8 +44,8 @@ struct InProcessRun {
 struct Sent {
   int step, from, to;
   uint64_t bytes;
-  bool reduced;    // the receiver reduced it into its buffer
-  int chunk = -1;  // counted only: the chunk its step named
+  bool reduced;      // the receiver reduced it into its buffer
+  int chunk = -1;    // counted only: the chunk its step named
   bool seen = true;  // counted: false where it arrived by irecv (or unseen), so reduced is unknown
   int last = -1;     // counted: a run of chunks, chunk .. last (core/comm.hpp: Step)
 };
@@ -67,9 +67,9 @@ struct InProcessResult {
   // Every message as its sender counted it (with the reads), and as its
   // receiver did: by step, then sender.
   std::vector<TraceEntry> sent, arrived;
-  std::vector<std::string> wrong;                  // per rank: "" or its first wrong element
-  std::vector<std::vector<Snapshot>> snapshots;    // per rank, when traced
-  std::vector<std::vector<double>> outputs;        // per rank, the result buffer
+  std::vector<std::string> wrong;                // per rank: "" or its first wrong element
+  std::vector<std::vector<Snapshot>> snapshots;  // per rank, when traced
+  std::vector<std::vector<double>> outputs;      // per rank, the result buffer
 
   // "" when every rank's result is right and the counted traffic is the model's,
   // message by message (step, sender, receiver, bytes, reduced or not).

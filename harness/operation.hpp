@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/direct_transport.hpp"
 #include "collectives/algorithm.hpp"
+#include "core/direct_transport.hpp"
 #include "core/outcome.hpp"
 #include "core/pattern.hpp"
 #include "core/types.hpp"
@@ -59,9 +59,9 @@ class Operation {
 
   std::string name, summary;
   InPlace in_place_form = InPlace::optional;
-  bool reduces = false;    // takes -o
-  bool has_data = true;    // false: barrier
-  bool int_counts = true;  // its MPI call takes int counts (all-reduce's goes in pieces)
+  bool reduces = false;      // takes -o
+  bool has_data = true;      // false: barrier
+  bool int_counts = true;    // its MPI call takes int counts (all-reduce's goes in pieces)
   bool offers_auto = false;  // -a auto: the algorithm the time model predicts fastest
   std::vector<CollectiveAlgorithm> algorithms;
   std::vector<LibraryCall> library;

@@ -65,7 +65,8 @@ int run_program(int argc, char** argv,
   } catch (const std::exception& e) {  // e.g. out of memory on one rank: stop them all
     abort_all(comm, e);
   }
-  comm.reset();  // what a transport holds (the direct transport's shared windows) goes before MPI does
+  comm.reset();  // what a transport holds (the direct transport's shared windows) goes before MPI
+                 // does
   return finish(rc);
 }
 

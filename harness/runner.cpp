@@ -25,7 +25,9 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   opts.root, comm.size()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport);
-  if (direct()) register_buffers(RegionLayout::of(0, 0, kProbeScratch_B));  // the time model's probe sends from it
+  if (direct())
+    register_buffers(
+        RegionLayout::of(0, 0, kProbeScratch_B));  // the time model's probe sends from it
 
   info_.program = opts.program;
   info_.device = name(opts.device);
@@ -139,14 +141,14 @@ void Runner::count_library(const Case& c, const std::vector<LibrarySend>& sent, 
   row.counted = Recorder::counts_of(recorder.gather_trace(comm_.transport()), comm_.size(), nodes_);
   if (c.model)
     row.traffic = row.counted->same_bytes(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
-  if (row.traffic == TrafficCheck::differs)  // what ran was not the forced algorithm: not its formula
+  if (row.traffic ==
+      TrafficCheck::differs)  // what ran was not the forced algorithm: not its formula
     row.taught_formula.clear(), row.taught_T_B = 0;
   if (comm_.size() == 1) return;  // nothing sent, which every algorithm matches
   // Where several move the same (P = 3: recursive doubling's fold and
   // master-worker), the forced one if it is among them, else all of them.
   for (const auto& [name, model] : c.known)
-    if (row.counted->same_bytes(model))
-      row.chose += (row.chose.empty() ? "" : "/") + name;
+    if (row.counted->same_bytes(model)) row.chose += (row.chose.empty() ? "" : "/") + name;
   if (row.traffic == TrafficCheck::exact) row.chose = c.forced;
   if (c.model && row.chose != c.forced)
     row.note = row.chose.empty() ? "moved what no hand-written algorithm does"

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/buffer.hpp"
-#include "core/library_monitor.hpp"
 #include "core/comm.hpp"
 #include "core/direct_transport.hpp"
+#include "core/library_monitor.hpp"
 #include "core/memory.hpp"
 #include "core/nodes.hpp"
 #include "core/options.hpp"

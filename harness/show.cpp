@@ -55,8 +55,9 @@ void show_schedule(const std::vector<TraceEntry>& trace,
                    int P) {
   const int steps = trace.empty() ? 0 : trace.back().step + 1;
   fmt::print("  schedule: {} messages in {} step{}{}\n", trace.size(), steps, steps == 1 ? "" : "s",
-             states.empty() ? ""
-                            : "; under each step, every rank's buffer after it (-1: not written yet)");
+             states.empty()
+                 ? ""
+                 : "; under each step, every rank's buffer after it (-1: not written yet)");
   Phase phase = Phase::none;
   bool empty = false;
   for (size_t i = 0; i < trace.size();) {

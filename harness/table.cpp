@@ -30,13 +30,14 @@ void RowWriter::heading(const RunInfo& info, const std::string& device_lines) co
   if (rank_ != 0) return;
   const Options& opts = opts_;
   fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
-             opts.program, info.P, info.device, opts.root, opts.in_place ? "yes" : "no",
-             opts.iters, opts.warmup, opts.check ? "on" : "off");
+             opts.program, info.P, info.device, opts.root, opts.in_place ? "yes" : "no", opts.iters,
+             opts.warmup, opts.check ? "on" : "off");
   fmt::print("# {}, {}, commlab {}\n", info.mpi_version, info.date, info.commlab_version);
   fmt::print("# placement: {}\n", info.placement.line());
   fmt::print("{}", device_lines);
   fmt::print(kTableHead, "dtype", "op", "count", "bytes", "algorithm", "impl", "avg_us", "min_us",
-             "max_us", "algbw", "busbw", "link", "sent_max_B", "model_B", "steps", "#wrong", "check");
+             "max_us", "algbw", "busbw", "link", "sent_max_B", "model_B", "steps", "#wrong",
+             "check");
   std::fflush(stdout);
 }
 

@@ -15,34 +15,52 @@ namespace {
 // algorithms in Open MPI's order, named as it describes them.
 const std::vector<TunedCall>& tuned_calls() {
   static const std::vector<TunedCall> calls = {
-      {"MPI_Allgather", "allgather", 0,
+      {"MPI_Allgather",
+       "allgather",
+       0,
        {"basic_linear", "bruck", "recursive_doubling", "ring", "neighbor_exchange", "two_proc"}},
-      {"MPI_Allgatherv", "allgatherv", 1,
+      {"MPI_Allgatherv",
+       "allgatherv",
+       1,
        {"default", "bruck", "ring", "neighbor_exchange", "two_proc"}},
-      {"MPI_Allreduce", "allreduce", 2,
+      {"MPI_Allreduce",
+       "allreduce",
+       2,
        {"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring",
         "rabenseifner"}},
-      {"MPI_Alltoall", "alltoall", 3,
+      {"MPI_Alltoall",
+       "alltoall",
+       3,
        {"basic_linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"}},
       {"MPI_Alltoallv", "alltoallv", 4, {"basic_linear", "pairwise"}},
-      {"MPI_Barrier", "barrier", 6,
+      {"MPI_Barrier",
+       "barrier",
+       6,
        {"linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree"}},
-      {"MPI_Bcast", "bcast", 7,
+      {"MPI_Bcast",
+       "bcast",
+       7,
        {"basic_linear", "chain", "pipeline", "split_binary_tree", "binary_tree", "binomial",
         "knomial", "scatter_allgather", "scatter_allgather_ring"}},
       {"MPI_Gather", "gather", 9, {"basic_linear", "binomial", "linear_sync"}},
-      {"MPI_Reduce", "reduce", 11,
+      {"MPI_Reduce",
+       "reduce",
+       11,
        {"linear", "chain", "pipeline", "binary", "binomial", "in_order_binary", "rabenseifner"}},
-      {"MPI_Reduce_scatter", "reduce_scatter", 12,
+      {"MPI_Reduce_scatter",
+       "reduce_scatter",
+       12,
        {"nonoverlapping", "recursive_halving", "ring", "butterfly"}},
-      {"MPI_Reduce_scatter_block", "reduce_scatter_block", 13,
+      {"MPI_Reduce_scatter_block",
+       "reduce_scatter_block",
+       13,
        {"basic_linear", "recursive_doubling", "recursive_halving", "butterfly"}},
       {"MPI_Scatter", "scatter", 15, {"basic_linear", "binomial", "linear_nb"}},
   };
   return calls;
 }
 
-constexpr int kCollectives = 22;  // Open MPI 4.1's COLLCOUNT: rules-file numbers are below it
+constexpr int kCollectives = 22;       // Open MPI 4.1's COLLCOUNT: rules-file numbers are below it
 constexpr long kLargest_B = 1L << 62;  // a message or segment size: far past any, and room to add 1
 
 }  // namespace
@@ -88,8 +106,9 @@ void check_rules(const std::vector<long>& n) {
     if (at == n.size()) throw std::runtime_error(fmt::format("it ends where {} should be", what));
     const long v = n[at++];
     if (v < min || v > max)
-      throw std::runtime_error(min == max ? fmt::format("{} must be {}, not {}", what, min, v)
-                                          : fmt::format("{}: {} is not from {} to {}", what, v, min, max));
+      throw std::runtime_error(min == max
+                                   ? fmt::format("{} must be {}, not {}", what, min, v)
+                                   : fmt::format("{}: {} is not from {} to {}", what, v, min, max));
     return v;
   };
   std::set<long> seen;
@@ -108,10 +127,9 @@ void check_rules(const std::vector<long>& n) {
       const long rules = next("a number of message sizes", 0, 1L << 20);
       long last_B = -1;  // message sizes rise: Open MPI takes the last rule at or below a size
       for (long r = 0; r < rules; ++r) {
-        last_B = next(r == 0 ? "the first message size (rules start from 0 B)"
-                             : "a message size (rising)",
-                      last_B + 1,
-                      r == 0 ? 0 : kLargest_B);
+        last_B = next(
+            r == 0 ? "the first message size (rules start from 0 B)" : "a message size (rising)",
+            last_B + 1, r == 0 ? 0 : kLargest_B);
         next(call ? fmt::format("an algorithm of {}", call->mpi_call).c_str() : "an algorithm", 0,
              most);
         next("a fan-in/out", 0, 1L << 20);

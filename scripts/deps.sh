@@ -2,7 +2,7 @@
 # Installs what commlab needs from Debian's packages, once; safe to run again.
 set -euo pipefail
 PKGS="cmake g++ make openmpi-bin libopenmpi-dev catch2 libfccp-dev libcli11-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libalglib-dev
-      python3 python3-matplotlib clang libclang-rt-dev"
+      python3 python3-matplotlib clang libclang-rt-dev clang-format"
 missing=()
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

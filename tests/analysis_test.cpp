@@ -1,29 +1,29 @@
 // The report's pieces: the alpha-beta fit recovers known parameters, a taught
 // formula finds the quantity it is, and the CSV reader names the line of a
 // row it cannot read.
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
-#include <fmt/format.h>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "allreduce_algos/algorithms.hpp"
 #include "analysis/fit.hpp"
 #include "analysis/formulas.hpp"
-#include "analysis/rules.hpp"
-#include "harness/tuned.hpp"
 #include "analysis/links.hpp"
 #include "analysis/report.hpp"
 #include "analysis/rows.hpp"
+#include "analysis/rules.hpp"
 #include "analysis/table.hpp"
-#include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
 #include "core/results.hpp"
+#include "harness/operation.hpp"
+#include "harness/tuned.hpp"
 
 using namespace commlab;
 
@@ -34,8 +34,8 @@ std::vector<std::vector<double>> sweep_regressors() {
   for (int P = 2; P <= 8; ++P)
     for (double N = 65536; N <= 64e6; N *= 4) {
       x.push_back({2.0 * (P - 1), 2 * (P - 1) * N / P, (P - 1) * N / P});  // ring
-      x.push_back({4, 3 * N, 2 * N});                                         // tree
-      x.push_back({2.0 * (P - 1), 2 * (P - 1) * N, (P - 1) * N});           // master-worker
+      x.push_back({4, 3 * N, 2 * N});                                      // tree
+      x.push_back({2.0 * (P - 1), 2 * (P - 1) * N, (P - 1) * N});          // master-worker
     }
   return x;
 }
@@ -220,12 +220,15 @@ TEST_CASE("one folder, two transports: each run's rows stay with its transport, 
         "\"dtype\":\"float32\",\"op\":\"sum\",\"P\":4,\"count\":262144,\"bytes\":1048576,"
         "\"t_avg_us\":{},\"t_median_us\":{},\"busbw_GBps\":1,\"check\":\"ok\",\"note\":\"\","
         "\"host\":\"n0\",\"date\":\"{}\",\"taught_formula\":\"\",\"transport\":\"{}\","
-        "\"sent_max_rank_B\":null,\"recv_max_rank_B\":null,\"sent_total_B\":null,\"msgs_total\":null,"
-        "\"steps\":null,\"model_steps\":null,\"model_critical_path_B\":null,\"taught_T_B\":null}}\n",
+        "\"sent_max_rank_B\":null,\"recv_max_rank_B\":null,\"sent_total_B\":null,\"msgs_total\":"
+        "null,"
+        "\"steps\":null,\"model_steps\":null,\"model_critical_path_B\":null,\"taught_T_B\":null}}"
+        "\n",
         algorithm, impl, us, us, date, transport);
   };
-  const std::string text = line("ring", "hand", "d1", "host", 200) + line("MPI_Allreduce", "mpi", "d1", "host", 100) +
-                           line("ring", "hand", "d2", "direct", 50) + line("MPI_Allreduce", "mpi", "d2", "host", 100);
+  const std::string text =
+      line("ring", "hand", "d1", "host", 200) + line("MPI_Allreduce", "mpi", "d1", "host", 100) +
+      line("ring", "hand", "d2", "direct", 50) + line("MPI_Allreduce", "mpi", "d2", "host", 100);
   auto rows = read_rows("two.json", text);
   REQUIRE(rows.size() == 4);
   // Files with the run_transport column say it on every row: a library row
@@ -233,28 +236,36 @@ TEST_CASE("one folder, two transports: each run's rows stay with its transport, 
   auto with_column = [&](std::string row, const char* run) {
     return row.insert(row.size() - 2, fmt::format(",\"run_transport\":\"{}\"", run));
   };
-  const auto same_second = read_rows("same.json", with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "direct") +
-                                                      with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "host"));
+  const auto same_second = read_rows(
+      "same.json", with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "direct") +
+                       with_column(line("MPI_Allreduce", "mpi", "d1", "host", 100), "host"));
   CHECK((same_second[0].fabric() == "host, direct" && same_second[1].fabric() == "host"));
-  // A run on registered buffers is another measurement: its library rows (private, as always) go with it.
+  // A run on registered buffers is another measurement: its library rows (private, as always) go
+  // with it.
   auto registered = [&](std::string row, const char* buffers) {
-    return row.insert(row.size() - 2, fmt::format(",\"run_transport\":\"direct\",\"buffers\":\"{}\"", buffers));
+    return row.insert(row.size() - 2,
+                      fmt::format(",\"run_transport\":\"direct\",\"buffers\":\"{}\"", buffers));
   };
-  const auto both = read_rows("reg.json", registered(line("ring", "hand", "d3", "direct", 40), "registered") +
-                                              registered(line("MPI_Allreduce", "mpi", "d3", "host", 100), "private"));
-  CHECK((both[0].fabric() == "host, direct, registered" && both[1].fabric() == "host, direct, registered"));
+  const auto both = read_rows(
+      "reg.json", registered(line("ring", "hand", "d3", "direct", 40), "registered") +
+                      registered(line("MPI_Allreduce", "mpi", "d3", "host", 100), "private"));
+  CHECK((both[0].fabric() == "host, direct, registered" &&
+         both[1].fabric() == "host, direct, registered"));
   CHECK(over_fabric(both[1].fabric()) == " over direct, registered");
   CHECK(over_fabric("cuda").empty());
   CHECK((rows[0].fabric() == "host" && rows[1].fabric() == "host"));
   // The direct run's MPI row was measured against its ring: named by its run.
   CHECK((rows[2].fabric() == "host, direct" && rows[3].fabric() == "host, direct"));
   const std::string report = make_report(rows, "t");
-  CHECK_THAT(report, Catch::Contains("### allreduce, P = 4 (host, float32 sum)\n\n| N | library | us | busbw | "
-                                     "ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
-                                     "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 2.00 |"));
-  CHECK_THAT(report, Catch::Contains("### allreduce, P = 4 (host, direct, float32 sum)\n\n| N | library | us | "
-                                     "busbw | ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
-                                     "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 0.50 |"));
+  CHECK_THAT(report, Catch::Contains(
+                         "### allreduce, P = 4 (host, float32 sum)\n\n| N | library | us | busbw | "
+                         "ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
+                         "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 2.00 |"));
+  CHECK_THAT(report,
+             Catch::Contains(
+                 "### allreduce, P = 4 (host, direct, float32 sum)\n\n| N | library | us | "
+                 "busbw | ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
+                 "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 0.50 |"));
 }
 
 TEST_CASE("a row cut short, a bad number or a foreign header: an error naming the line") {
@@ -266,7 +277,8 @@ TEST_CASE("a row cut short, a bad number or a foreign header: an error naming th
   // The last row's busiest sender (a column the reader parses) is not a number.
   std::string bad = good.substr(0, good.rfind('\n', good.size() - 2) + 1);
   const auto& names = csv_columns();
-  const size_t sent = size_t(std::find(names.begin(), names.end(), "sent_max_rank_B") - names.begin());
+  const size_t sent =
+      size_t(std::find(names.begin(), names.end(), "sent_max_rank_B") - names.begin());
   std::string last = good.substr(bad.size());
   size_t at = 0;
   for (size_t k = 0; k < sent; ++k) at = last.find(',', at) + 1;
@@ -305,7 +317,8 @@ TEST_CASE("a failed row's note with a quoted comma: every column after it still 
   CHECK(columns[0][0] == "16");
   const auto rows = read_rows(path);
   CHECK((rows[1].nodes == 3 && rows[1].note == "exit 1: error, a comma"));
-  CHECK_THROWS_WITH(read_columns(path, {"nodes", "nodez"}), Catch::Contains(path + ": no column nodez"));
+  CHECK_THROWS_WITH(read_columns(path, {"nodes", "nodez"}),
+                    Catch::Contains(path + ": no column nodez"));
   std::ofstream(path) << "a,b\n1,2\n1,2,3\n";
   CHECK_THROWS_WITH(read_columns(path, {"b"}), Catch::Contains("Too many columns in line 3"));
   unlink(path.c_str());
@@ -399,11 +412,18 @@ std::vector<Measurement> modelled_rows() {
   std::vector<Measurement> rows;
   for (int P = 2; P <= 4; ++P)
     for (uint64_t N : {uint64_t(1) << 20, uint64_t(1) << 24}) {
-      struct { const char* name; double steps, port, reduced, taught; } algos[] = {
+      struct {
+        const char* name;
+        double steps, port, reduced, taught;
+      } algos[] = {
           {"ring", 2.0 * (P - 1), 2.0 * (P - 1) * N / P, (P - 1.0) * N / P, 2.0 * (P - 1) * N / P},
           {"master_worker", 2.0 * (P - 1), 2.0 * (P - 1) * N, (P - 1.0) * N, (P - 1.0) * N},
           // the binary tree: its root takes 1 or 2 children's N, gives back as many
-          {"tree", P == 4 ? 4.0 : 2.0, (P == 2 ? 2.0 : P == 3 ? 4.0 : 6.0) * N,
+          {"tree", P == 4 ? 4.0 : 2.0,
+           (P == 2   ? 2.0
+            : P == 3 ? 4.0
+                     : 6.0) *
+               N,
            (P == 2 ? 1.0 : 2.0) * N, std::log2(P) * N},
       };
       for (const auto& a : algos) {
@@ -421,7 +441,9 @@ std::vector<Measurement> modelled_rows() {
   return rows;
 }
 
-TEST_CASE("the summary: a machine that follows the model passes, and the taught formula's miss is named") {
+TEST_CASE(
+    "the summary: a machine that follows the model passes, and the taught formula's miss is "
+    "named") {
   auto rows = modelled_rows();
   // P = 6 on 3 nodes, twice as slow as the model says: shown apart, not fitted.
   Measurement shared = rows.front();
@@ -431,11 +453,16 @@ TEST_CASE("the summary: a machine that follows the model passes, and the taught 
   INFO(s);
   CHECK(s.find("## Do the formulas hold?") == 0);
   CHECK(s.find("1/gamma 10 GB/s") != std::string::npos);
-  CHECK(s.find("| tree | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
-  CHECK(s.find("| ring | 6 (ranks share nodes: not fitted) | no (0 of 1) | -50% at P = 6, 1 MiB |") != std::string::npos);
+  CHECK(s.find("| tree | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") !=
+        std::string::npos);
+  CHECK(
+      s.find("| ring | 6 (ranks share nodes: not fitted) | no (0 of 1) | -50% at P = 6, 1 MiB |") !=
+      std::string::npos);
   CHECK(s.find("1/beta 0.1 GB/s (the links' ping-pong: 0.1 GB/s, fitted ") != std::string::npos);
-  CHECK(s.find("| ring | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
-  CHECK(s.find("| master_worker | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") != std::string::npos);
+  CHECK(s.find("| ring | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") !=
+        std::string::npos);
+  CHECK(s.find("| master_worker | 2-4 (one rank per node, fitted) | **yes** (6 of 6) |") !=
+        std::string::npos);
   // master-worker's taught (P-1)N counts one phase: its port carries twice that.
   CHECK(s.find("but the busiest node's link carries 100663296 B (x2.00)") != std::string::npos);
   CHECK(formulas_summary({}, {}).empty());
@@ -471,12 +498,15 @@ TEST_CASE("predict: the ring at P = 1024, 1 GiB, A100 NVLink, by hand") {
   const ScaledTraffic ring = allreduce_ring_algorithm().at_scale(1024, double(1 << 30), 1);
   CHECK(ring.steps == 2046);
   CHECK(ring.port_critical_B == 2046.0 * (1 << 20));
-  const double us = nvlink.fit().predict({ring.steps, ring.port_critical_B, ring.reduced_max_rank_B});
+  const double us =
+      nvlink.fit().predict({ring.steps, ring.port_critical_B, ring.reduced_max_rank_B});
   CHECK(us == Approx(2046 * 0.6 + 7151.29).epsilon(1e-6));
   CHECK_THROWS_AS(named_link("nvlink-h100"), ReportError);
 }
 
-TEST_CASE("report --rules: the fastest forced algorithm per size, from 0 B, in a file Open MPI's reader takes") {
+TEST_CASE(
+    "report --rules: the fastest forced algorithm per size, from 0 B, in a file Open MPI's reader "
+    "takes") {
   auto row = [](const std::string& algorithm, int P, uint64_t bytes, double us) {
     Measurement m;
     m.algorithm = algorithm, m.impl = Impl::mpi, m.P = P, m.bytes = bytes, m.t_median_us = us;
@@ -509,7 +539,8 @@ TEST_CASE("report --rules: the fastest forced algorithm per size, from 0 B, in a
   CHECK_THROWS_WITH(open_mpi_rules({row("MPI_Allreduce", 4, 64, 1)}, "f.csv"),
                     Catch::Contains("no row forced"));
   // The file cannot tell dtypes (or devices, or ops) apart: one at a time.
-  std::vector<Measurement> mixed{row("MPI_Allreduce:ring", 4, 64, 1), row("MPI_Allreduce:ring", 4, 64, 1)};
+  std::vector<Measurement> mixed{row("MPI_Allreduce:ring", 4, 64, 1),
+                                 row("MPI_Allreduce:ring", 4, 64, 1)};
   mixed[0].dtype = "float32", mixed[1].dtype = "float64";
   CHECK_THROWS_WITH(open_mpi_rules(mixed, "f.csv"), Catch::Contains("one device, dtype and op"));
 }
@@ -523,9 +554,11 @@ TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with th
   };
   CHECK(problem("# nothing\n0\n") == "");
   CHECK(problem("1 # one\n2\n1\n4\n1\n0 4 0 0 # ring\n") == "");
-  CHECK_THAT(problem("1\n2\n1\n4\n2\n0 4 0 0\n0 3 0 0\n"), Catch::Contains("a message size (rising)"));
+  CHECK_THAT(problem("1\n2\n1\n4\n2\n0 4 0 0\n0 3 0 0\n"),
+             Catch::Contains("a message size (rising)"));
   CHECK_THAT(problem("2\n2\n0\n2\n0\n"), Catch::Contains("collective 2 twice"));
-  CHECK_THAT(problem("1\n22\n0\n"), Catch::Contains("a collective's number: 22 is not from 0 to 21"));
+  CHECK_THAT(problem("1\n22\n0\n"),
+             Catch::Contains("a collective's number: 22 is not from 0 to 21"));
   CHECK_THAT(problem("1\n2\n1\n4\n1\n0 4 0 0\n5\n"), Catch::Contains("numbers are left"));
   CHECK_THAT(problem("1\n2\n1\n0\n"), Catch::Contains("a communicator size (rising): 0"));
   CHECK_THAT(problem("1\n2\n2\n8\n1\n0 4 0 0\n4\n1\n0 4 0 0\n"),

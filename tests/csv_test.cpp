@@ -148,7 +148,8 @@ TEST_CASE("a file that ends mid-line is refused, so no row is glued onto its las
   }
   for (const std::string& cut : {whole.substr(0, whole.size() - 1), csv_header()}) {
     std::ofstream(path, std::ios::trunc) << cut;
-    CHECK_THROWS_WITH(LinesFile(path, csv_header(), "--csv"), Catch::Contains("does not end with a newline"));
+    CHECK_THROWS_WITH(LinesFile(path, csv_header(), "--csv"),
+                      Catch::Contains("does not end with a newline"));
     std::ifstream in(path);
     CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == cut);
   }

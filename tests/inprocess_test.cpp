@@ -6,13 +6,14 @@
 // Each run checks every rank's result exactly, and the traffic counted
 // by the transport against the algorithm's model. A schedule that deadlocks
 // fails naming the rank and what it waited for. ctest label: inprocess.
+#include "harness/inprocess.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <catch2/catch.hpp>
 
 #include "analysis/rows.hpp"
-#include "harness/inprocess.hpp"
 
 using namespace commlab;
 
@@ -29,15 +30,19 @@ using Run = InProcessRun;
 // segments of 10^5 elements would be 10^5 messages a step).
 Nodes placement(int k, int P) {
   switch (k % 5) {
-    case 0: return Nodes::blocks(P, 2);
-    case 1: return Nodes::blocks(P, 3);
+    case 0:
+      return Nodes::blocks(P, 2);
+    case 1:
+      return Nodes::blocks(P, 3);
     case 2: {
       std::vector<int> cyclic;
       for (int r = 0; r < P; ++r) cyclic.push_back(r % 2);
       return Nodes(cyclic);
     }
-    case 3: return Nodes::blocks(P, P);
-    default: return Nodes::blocks(P, 1);
+    case 3:
+      return Nodes::blocks(P, P);
+    default:
+      return Nodes::blocks(P, 1);
   }
 }
 size_t segment_B(int k, DType t, size_t N) {
@@ -130,13 +135,13 @@ void check_operation(const std::string& name, const std::vector<int>& Ps, bool d
 
 // Every operation of the one list, a test case each, at the quick P and at
 // every P ([every-P]: ctest label check, make check).
-#define COMMLAB_OPERATION(name)                                                          \
-  TEST_CASE("in-process: " #name) { check_operation(#name, process_counts(false)); }        \
-  TEST_CASE("in-process, every P: " #name, "[every-P]") {                                \
-    check_operation(#name, process_counts(true));                                        \
-  }                                                                                      \
-  TEST_CASE("in-process, direct transport: " #name) {                                    \
-    check_operation(#name, {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}, true);                      \
+#define COMMLAB_OPERATION(name)                                                      \
+  TEST_CASE("in-process: " #name) { check_operation(#name, process_counts(false)); } \
+  TEST_CASE("in-process, every P: " #name, "[every-P]") {                            \
+    check_operation(#name, process_counts(true));                                    \
+  }                                                                                  \
+  TEST_CASE("in-process, direct transport: " #name) {                                \
+    check_operation(#name, {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}, true);                  \
   }
 #include "collectives/operations.def"
 #undef COMMLAB_OPERATION
@@ -207,11 +212,27 @@ TEST_CASE("in-process: a message nobody receives is an error") {
 // here, against real runs. results/cluster-4x1gbit ran on 4 nodes with srun
 // --distribution=cyclic (machine.md): rank r on node r mod nodes.
 TEST_CASE("in-process: the committed cluster rows count what they counted", "[every-P]") {
-  const std::vector<std::string> columns{
-      "program", "algorithm", "impl", "P", "root", "count", "nodes",
-      "sent_max_rank_B", "recv_max_rank_B", "sent_total_B", "msgs_total", "steps", "port_critical_B",
-      "model_sent_max_rank_B", "model_recv_max_rank_B", "model_sent_total_B", "model_msgs_total",
-      "model_steps", "model_critical_path_B", "model_port_critical_B", "model_reduced_max_rank_B"};
+  const std::vector<std::string> columns{"program",
+                                         "algorithm",
+                                         "impl",
+                                         "P",
+                                         "root",
+                                         "count",
+                                         "nodes",
+                                         "sent_max_rank_B",
+                                         "recv_max_rank_B",
+                                         "sent_total_B",
+                                         "msgs_total",
+                                         "steps",
+                                         "port_critical_B",
+                                         "model_sent_max_rank_B",
+                                         "model_recv_max_rank_B",
+                                         "model_sent_total_B",
+                                         "model_msgs_total",
+                                         "model_steps",
+                                         "model_critical_path_B",
+                                         "model_port_critical_B",
+                                         "model_reduced_max_rank_B"};
   const auto rows = read_columns(COMMLAB_SOURCE_DIR "/results/cluster-4x1gbit/rows.csv", columns);
   const auto op = make_operation("allreduce");
   int hand = 0;
@@ -221,15 +242,24 @@ TEST_CASE("in-process: the committed cluster rows count what they counted", "[ev
     const int P = std::stoi(c[3]), nodes = std::stoi(c[6]);
     std::vector<int> cyclic;
     for (int r = 0; r < P; ++r) cyclic.push_back(r % nodes);
-    const Run run{*op, op->algorithm(c[1]), P, std::stoull(c[5]), DType::float32, Op::sum,
-                  std::stoi(c[4]), false, Nodes(cyclic)};
+    const Run run{*op,     op->algorithm(c[1]), P,     std::stoull(c[5]), DType::float32,
+                  Op::sum, std::stoi(c[4]),     false, Nodes(cyclic)};
     ThreadWorld world(P);
     const Traffic counted = run_in_process(world, run).counted, model = run.algo.model(run.shape());
-    const std::vector<uint64_t> now{
-        counted.sent_max_rank_B, counted.recv_max_rank_B, counted.sent_total_B, counted.msgs_total,
-        counted.steps, counted.port_critical_B, model.sent_max_rank_B, model.recv_max_rank_B,
-        model.sent_total_B, model.msgs_total, model.steps, model.critical_path_B,
-        model.port_critical_B, model.reduced_max_rank_B};
+    const std::vector<uint64_t> now{counted.sent_max_rank_B,
+                                    counted.recv_max_rank_B,
+                                    counted.sent_total_B,
+                                    counted.msgs_total,
+                                    counted.steps,
+                                    counted.port_critical_B,
+                                    model.sent_max_rank_B,
+                                    model.recv_max_rank_B,
+                                    model.sent_total_B,
+                                    model.msgs_total,
+                                    model.steps,
+                                    model.critical_path_B,
+                                    model.port_critical_B,
+                                    model.reduced_max_rank_B};
     std::vector<uint64_t> then;
     for (size_t k = 7; k < columns.size(); ++k) then.push_back(std::stoull(c[k]));
     INFO(run.describe());

@@ -31,7 +31,8 @@ TEST_CASE("ring: uneven chunks, the busiest rank and the total") {
 }
 
 TEST_CASE("ring and tree and master-worker do nothing at P = 1") {
-  const auto allreduce = make_operation("allreduce");  // kept: a temporary's members die before the loop
+  const auto allreduce =
+      make_operation("allreduce");  // kept: a temporary's members die before the loop
   for (const auto& algo : allreduce->algorithms) {
     Traffic t = algo.model(1, 100, 4, 0);
     CHECK(t.sent_total_B == 0);

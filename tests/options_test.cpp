@@ -1,10 +1,11 @@
+#include "core/options.hpp"
+
 #include <catch2/catch.hpp>
 #include <clocale>
 #include <cmath>
 
 #include "core/errors.hpp"
 #include "core/numbers.hpp"
-#include "core/options.hpp"
 #include "harness/devices.hpp"
 
 using namespace commlab;
@@ -104,15 +105,37 @@ TEST_CASE("hostile flags: one usage error each, before anything is sized or run"
       {"-m", "99999999999999999999"},
       {"-n", "18446744073709551616"},
       // Float flags past their range, or not numbers at all.
-      {"-f", "inf"}, {"-f", "nan"}, {"-f", "1e19"}, {"-f", "1e308"}, {"-f", "1"}, {"-f", "-2"},
-      {"-f", "0x2"}, {"-f", "2,5"},
+      {"-f", "inf"},
+      {"-f", "nan"},
+      {"-f", "1e19"},
+      {"-f", "1e308"},
+      {"-f", "1"},
+      {"-f", "-2"},
+      {"-f", "0x2"},
+      {"-f", "2,5"},
       // Signs, empty items, repeats, whitespace.
-      {"-n", "-4"}, {"-n", "+4"}, {"-n", " 4"}, {"-n", ""}, {"-n", ","}, {"-n", "4,"},
-      {"-n", "4,,8"}, {"-n", "all"}, {"-T", "float32,float32"}, {"-T", ""},
-      {"-o", "sum,"}, {"-a", ""}, {"-a", "ring,ring"}, {"-m", "4:"}, {"-m", ":4"},
-      {"-m", "4:8:16"}, {"-m", "-4"},
+      {"-n", "-4"},
+      {"-n", "+4"},
+      {"-n", " 4"},
+      {"-n", ""},
+      {"-n", ","},
+      {"-n", "4,"},
+      {"-n", "4,,8"},
+      {"-n", "all"},
+      {"-T", "float32,float32"},
+      {"-T", ""},
+      {"-o", "sum,"},
+      {"-a", ""},
+      {"-a", "ring,ring"},
+      {"-m", "4:"},
+      {"-m", ":4"},
+      {"-m", "4:8:16"},
+      {"-m", "-4"},
       // Unbounded repeats.
-      {"-i", "2147483647"}, {"-x", "1000001"}, {"-i", "1e3"}, {"-r", "99999999999"}};
+      {"-i", "2147483647"},
+      {"-x", "1000001"},
+      {"-i", "1e3"},
+      {"-r", "99999999999"}};
   for (const auto& args : refused) {
     INFO(args[0] << " '" << args[1] << "'");
     CHECK_THROWS_AS(parse(args), UsageError);
@@ -140,10 +163,12 @@ TEST_CASE("numbers read alike whatever the locale says a decimal point is") {
 TEST_CASE("GPUs told apart by address: ranks that each see one GPU may share it or not") {
   const Nodes two_nodes({0, 0, 1, 1});
   // Node 1's ranks each see "device 0", but it is one GPU: NCCL cannot run there.
-  const GpuSharing one = gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1a:00.0"});
+  const GpuSharing one =
+      gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1a:00.0"});
   CHECK((one.most_on_one == 2 && one.ranks == 2 && one.gpus == 1));
   // A GPU each, on both nodes (the same addresses on two hosts are two GPUs).
-  const GpuSharing each = gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1b:00.0"});
+  const GpuSharing each =
+      gpu_sharing(two_nodes, {"0000:1a:00.0", "0000:1b:00.0", "0000:1a:00.0", "0000:1b:00.0"});
   CHECK((each.most_on_one == 1 && each.ranks <= each.gpus));
   const GpuSharing pairs = gpu_sharing(Nodes({0, 0, 0, 0}), {"a", "b", "a", "b"});
   CHECK((pairs.most_on_one == 2 && pairs.ranks == 4 && pairs.gpus == 2));

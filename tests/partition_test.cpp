@@ -1,7 +1,8 @@
+#include "core/partition.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "core/packs.hpp"
-#include "core/partition.hpp"
 
 using commlab::PackSplit;
 using commlab::Partition;

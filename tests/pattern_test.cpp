@@ -1,8 +1,9 @@
+#include "core/pattern.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "core/buffer.hpp"
-#include "core/pattern.hpp"
 #include "core/reduce.hpp"
 
 using namespace commlab;
@@ -15,7 +16,7 @@ TEST_CASE("fill values are small integers and depend on rank and index") {
   CHECK(pattern(Op::sum, 4).value(0, 0) != pattern(Op::sum, 4).value(1, 0));
   CHECK(pattern(Op::sum, 4).value(0, 0) != pattern(Op::sum, 4).value(0, 1));
   CHECK(Pattern{Fill::rank, DType::float32, Op::sum, 4}.value(3, 17) == 47);  // 10r + i
-  CHECK(Pattern{Fill::rank, DType::float32, Op::prod, 4}.value(3, 17) == 3);   // r: a product
+  CHECK(Pattern{Fill::rank, DType::float32, Op::prod, 4}.value(3, 17) == 3);  // r: a product
   // bfloat16 holds integers to 256: at P = 8, 8 x (70 + i) is not exact, so r alone.
   CHECK(Pattern{Fill::rank, DType::bfloat16, Op::sum, 8}.value(3, 0) == 3);
 }

@@ -1,12 +1,13 @@
 // The time model's inputs (Traffic's per-step paths) on hand-worked
 // schedules, the three new all-reduce algorithms' models, and the choices
 // made from them (the segment, auto).
+#include "core/time_model.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
 #include "harness/operation.hpp"
-#include "core/time_model.hpp"
 
 using namespace commlab;
 
@@ -34,9 +35,9 @@ TEST_CASE("time model: the ring's steps, ports and reductions at P = 4") {
   Traffic t = allreduce_ring_algorithm().model(4, 8, 4, 0);  // chunks of 8 B
   REQUIRE(t.path.size() == 6);
   const StepLoad sum = total(t);
-  CHECK(sum.msgs == 6);             // one message per rank per step
-  CHECK(sum.port_B == 6 * 8);       // each rank sends and receives a chunk a step
-  CHECK(sum.reduced_B == 3 * 8);    // the reduce-scatter's three steps reduce a chunk
+  CHECK(sum.msgs == 6);           // one message per rank per step
+  CHECK(sum.port_B == 6 * 8);     // each rank sends and receives a chunk a step
+  CHECK(sum.reduced_B == 3 * 8);  // the reduce-scatter's three steps reduce a chunk
   CHECK(lines(1, 0.01, 0.001).predict_us(t) == Approx(6 * 1 + 48 * 0.01 + 24 * 0.001));
 }
 
@@ -51,7 +52,7 @@ TEST_CASE("time model: a curve is linear between its points and beyond the last"
 
 TEST_CASE("time model: the tree's inner node receives two children's N in one step") {
   Traffic t = allreduce_tree_algorithm().model(3, 10, 1, 0);  // root 0, children 1 and 2
-  CHECK(t.steps == 3);  // up together; down to 1, then to 2
+  CHECK(t.steps == 3);                                        // up together; down to 1, then to 2
   CHECK(total(t).port_B == 20 + 10 + 10);  // reduce: the root takes 2N; broadcast: N, then N
   CHECK(t.critical_path_B == 10 + 10 + 10);
   CHECK(total(t).reduced_B == 20);
@@ -90,7 +91,8 @@ TEST_CASE("hierarchical: only leaders cross nodes, with the ring's share of L le
   CHECK(nodes.sent_max_rank_B == 2 * 2 * N / 3 + N);
   CHECK(nodes.steps == 1 + 4 + 1);
   const Traffic per_rank = h.model(JobShape{6, N, 1, 0, Nodes::blocks(6, 1)});
-  CHECK(per_rank.same_counts(allreduce_ring_algorithm().model(JobShape{6, N, 1, 0, Nodes::blocks(6, 1)})));
+  CHECK(per_rank.same_counts(
+      allreduce_ring_algorithm().model(JobShape{6, N, 1, 0, Nodes::blocks(6, 1)})));
 }
 
 TEST_CASE("the segment the model picks: many where reductions hide, one where they cannot") {
@@ -123,7 +125,7 @@ TEST_CASE("time model: the test-only probe scale moves alpha, beta, gamma and se
   CostModel m = lines(2, 0.01, 0.001);
   m.overlap = 0.3;
   scale(m, {0.5, 2, 3, 1.0});
-  CHECK(m.exchange.at(0) == Approx(1));                 // alpha x 0.5
+  CHECK(m.exchange.at(0) == Approx(1));                     // alpha x 0.5
   CHECK(m.exchange.at(1e6) == Approx(1 + 2 * 0.01 * 1e6));  // the slope x 2
   CHECK(m.reduce.at(1e6) == Approx(3 * 0.001 * 1e6));
   CHECK(m.overlap == 1.0);

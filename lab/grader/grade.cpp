@@ -38,7 +38,8 @@ void print_key(const std::string& path, const QuestionSet& set) {
   std::vector<Expected> keys;
   for (const Question& q : set.questions) {
     keys.push_back(answer_of(path, q));
-    if (keys.back().words.empty() && !keys.back().list) keyed.insert(q.id, keys.back().key_number());
+    if (keys.back().words.empty() && !keys.back().list)
+      keyed.insert(q.id, keys.back().key_number());
   }
   for (size_t i = 0; i < set.questions.size(); ++i) {
     const Question& q = set.questions[i];
@@ -50,8 +51,10 @@ void print_key(const std::string& path, const QuestionSet& set) {
 
 // A blank answers file: each question's text, and its id to fill in.
 void print_template(const QuestionSet& set) {
-  fmt::print("# {}: your answers. Write each after its '=' (a number, [a list], or \"a word\"),\n"
-             "# and remove the '#' in front of it.\n", set.title);
+  fmt::print(
+      "# {}: your answers. Write each after its '=' (a number, [a list], or \"a word\"),\n"
+      "# and remove the '#' in front of it.\n",
+      set.title);
   for (const Question& q : set.questions) fmt::print("\n# {}\n# {} =\n", q.text, q.id);
 }
 
@@ -62,7 +65,8 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
   for (const auto& [id, value] : answers) {
     bool known = false;
     for (const Question& q : set.questions) known |= q.id == id.str();
-    if (!known) throw UsageError(fmt::format("{}: no question '{}' in this lab", answers_path, id.str()));
+    if (!known)
+      throw UsageError(fmt::format("{}: no question '{}' in this lab", answers_path, id.str()));
   }
   fmt::print("{}\n", set.title);
   int right = 0;
@@ -80,7 +84,9 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
       fmt::print("  {:<6} wrong     format: {}\n", q.id, m.why);
     } else {
       fmt::print("  {:<6} wrong     hint: {}\n", q.id,
-                 !m.why.empty() ? m.why : !q.hint.empty() ? q.hint : q.text);
+                 !m.why.empty()    ? m.why
+                 : !q.hint.empty() ? q.hint
+                                   : q.text);
     }
   }
   fmt::print("{} of {} right\n", right, set.questions.size());

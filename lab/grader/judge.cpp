@@ -30,8 +30,10 @@ std::optional<std::vector<double>> numbers_of(const toml::node& answer) {
   if (const toml::array* a = answer.as_array()) {
     std::vector<double> v;
     for (const toml::node& x : *a)
-      if (auto d = x.value<double>(); d && !x.is_boolean()) v.push_back(*d);
-      else return std::nullopt;
+      if (auto d = x.value<double>(); d && !x.is_boolean())
+        v.push_back(*d);
+      else
+        return std::nullopt;
     return v;
   }
   if (answer.is_boolean()) return std::nullopt;
@@ -43,8 +45,9 @@ std::optional<std::vector<double>> numbers_of(const toml::node& answer) {
 Marked judge_word(const Expected& e, const toml::node& answer) {
   const auto s = answer.value<std::string>();
   if (!s)
-    return {Mark::format, "write a word in quotes: a field's name as the table spells it, "
-                          "or \"none\""};
+    return {Mark::format,
+            "write a word in quotes: a field's name as the table spells it, "
+            "or \"none\""};
   if (std::find(e.words.begin(), e.words.end(), *s) != e.words.end()) return {Mark::right, ""};
   static const char* known[] = {"sent_max_B",    "recv_max_B",
                                 "sent_total_B",  "sent_total_B / P",
@@ -62,11 +65,12 @@ Marked judge_word(const Expected& e, const toml::node& answer) {
                                         "as the table spells them",
                                         *s)};
   }
-  return {Mark::format, fmt::format("\"{}\" is not a field: use sent_max_B, recv_max_B, "
-                                    "sent_total_B, \"sent_total_B / P\", \"critical path\", "
-                                    "\"one phase's critical path (half)\", msgs, steps or \"none\", "
-                                    "as the report's \"T is\" column spells them",
-                                    *s)};
+  return {Mark::format,
+          fmt::format("\"{}\" is not a field: use sent_max_B, recv_max_B, "
+                      "sent_total_B, \"sent_total_B / P\", \"critical path\", "
+                      "\"one phase's critical path (half)\", msgs, steps or \"none\", "
+                      "as the report's \"T is\" column spells them",
+                      *s)};
 }
 
 // A string where numbers are wanted: what form would be right.
@@ -98,14 +102,16 @@ Marked judge(const Expected& e, const toml::node& answer) {
   if (std::any_of(got->begin(), got->end(), [](double v) { return !std::isfinite(v); }))
     return {Mark::format, "write a finite number: nan and inf are not answers"};
   if (e.list && got->size() != e.numbers.size())
-    return {Mark::format, fmt::format("the buffer holds {} element{}; your list has {}",
-                                      e.numbers.size(), e.numbers.size() == 1 ? "" : "s",
-                                      got->size())};
+    return {Mark::format,
+            fmt::format("the buffer holds {} element{}; your list has {}", e.numbers.size(),
+                        e.numbers.size() == 1 ? "" : "s", got->size())};
   if (e.accepts(answer)) return {Mark::right, ""};
   for (const Slip& slip : e.slips) {
     if (e.range) {  // a measurement: a slip matches within the range's own factor
-      const double got1 = got->front(), v = slip.numbers.front(), spread = std::sqrt(1 / (1 - e.rel_tolerance));
-      if (got1 > 0 && v > 0 && std::fabs(std::log(got1 / v)) <= std::log(spread)) return {Mark::wrong, slip.says};
+      const double got1 = got->front(), v = slip.numbers.front(),
+                   spread = std::sqrt(1 / (1 - e.rel_tolerance));
+      if (got1 > 0 && v > 0 && std::fabs(std::log(got1 / v)) <= std::log(spread))
+        return {Mark::wrong, slip.says};
       continue;
     }
     // A slip as close to the answer as the tolerance cannot be told from it.
@@ -147,8 +153,9 @@ std::vector<Slip> number_slips(double W, int P, const std::string& unit) {
     add(W / P, "1/P of the answer: N/P where N belongs, or one rank where all are asked?");
     add(W * (P - 1) / P, "P-1 where P belongs?");
   }
-  add(2 * W, "twice the answer: something counted twice (both phases, both directions, a "
-             "round trip where one way is asked)?");
+  add(2 * W,
+      "twice the answer: something counted twice (both phases, both directions, a "
+      "round trip where one way is asked)?");
   add(W / 2, "half the answer: a phase, a direction, or half a round trip left out?");
   if (unit.empty() && W == std::floor(W)) {
     add(W + 1, "off by one: count the first and the last again");

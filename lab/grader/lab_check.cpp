@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "harness/inprocess.hpp"
 #include "core/errors.hpp"
+#include "harness/inprocess.hpp"
 
 using namespace commlab;
 
@@ -54,9 +54,10 @@ std::string compare_messages(const InProcessResult& r, const Traffic& model,
   s += fmt::format("    schedule: {}\n", d->counted ? describe(*d->counted) : "(no more messages)");
   s += fmt::format("    model:    {}\n  ", d->model ? describe(*d->model) : "(no more messages)");
   if (d->model_msgs == 0)
-    return s + fmt::format("its model has no message: write one t.message(...) per message "
-                           "sent (the TODO in model_allreduce_{}())",
-                           name);
+    return s + fmt::format(
+                   "its model has no message: write one t.message(...) per message "
+                   "sent (the TODO in model_allreduce_{}())",
+                   name);
   if (!d->model) return s + "the schedule sends a message the model does not list";
   if (!d->counted) return s + "the model lists a message the schedule does not send";
   return s + where_to_look(*d->counted, *d->model);
@@ -141,8 +142,9 @@ int main(int argc, char** argv) {
       fmt::print("{}: WRONG at {}\n", name, wrong);
       return kExitWrong;
     }
-  fmt::print("{}: right at P = 1 .. {} (counts P, 0, 1, P-1, P+1 and 1000): every rank's result "
-             "exact, and every message sent the model's (step, ranks, bytes, reduced or not)\n",
-             name, max_P);
+  fmt::print(
+      "{}: right at P = 1 .. {} (counts P, 0, 1, P-1, P+1 and 1000): every rank's result "
+      "exact, and every message sent the model's (step, ranks, bytes, reduced or not)\n",
+      name, max_P);
   return 0;
 }

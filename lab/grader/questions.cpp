@@ -10,10 +10,10 @@
 #include <memory>
 
 #include "analysis/formulas.hpp"
-#include "harness/inprocess.hpp"
 #include "core/errors.hpp"
 #include "core/names.hpp"
 #include "core/time_model.hpp"
+#include "harness/inprocess.hpp"
 #include "ps_sim/training.hpp"
 
 namespace commlab::lab {
@@ -27,8 +27,10 @@ const Names<Ask> kAsks = {{Ask::traffic, "traffic"},     {Ask::buffer, "buffer"}
 
 // The counted figures a question may ask for, by their CSV names.
 const std::pair<const char*, uint64_t Traffic::*> kFields[] = {
-    {"sent_max_B", &Traffic::sent_max_rank_B}, {"recv_max_B", &Traffic::recv_max_rank_B},
-    {"sent_total_B", &Traffic::sent_total_B},  {"msgs", &Traffic::msgs_total},
+    {"sent_max_B", &Traffic::sent_max_rank_B},
+    {"recv_max_B", &Traffic::recv_max_rank_B},
+    {"sent_total_B", &Traffic::sent_total_B},
+    {"msgs", &Traffic::msgs_total},
     {"steps", &Traffic::steps}};
 // What each is, for a student who gave one where another was asked.
 const std::pair<const char*, const char*> kFieldWords[] = {
@@ -89,7 +91,8 @@ uint64_t field(const Question& q, const Traffic& t) {
   const std::string wanted = need<std::string>(q, "field");
   for (const auto& [name, member] : kFields)
     if (wanted == name) return t.*member;
-  throw bad(q, "unknown field '" + wanted + "' (use sent_max_B, recv_max_B, sent_total_B, msgs or steps)");
+  throw bad(q, "unknown field '" + wanted +
+                   "' (use sent_max_B, recv_max_B, sent_total_B, msgs or steps)");
 }
 
 // One run with ranks as threads: P, count and root from the question.
@@ -197,13 +200,13 @@ double predicted_us(const Question& q, const char* algo_key, size_t count,
 
 Expected predict(const Question& q) {
   const size_t count = size_t(need_within(q, "count", 0, int64_t(1) << 40));
-  Expected e = number(predicted_us(q, "algorithm", count), "us", int(need_within(q, "P", 1, 1 << 20)));
+  Expected e =
+      number(predicted_us(q, "algorithm", count), "us", int(need_within(q, "P", 1, 1 << 20)));
   e.rel_tolerance = 0.02;
-  e.slips.insert(e.slips.begin(),
-                 {{{predicted_us(q, "algorithm", count, {0, 1})},
-                   "the bytes' time alone: every step also costs alpha"},
-                  {{predicted_us(q, "algorithm", count, {1, 0})},
-                   "alpha's time alone: the bytes cost time too"}});
+  e.slips.insert(e.slips.begin(), {{{predicted_us(q, "algorithm", count, {0, 1})},
+                                    "the bytes' time alone: every step also costs alpha"},
+                                   {{predicted_us(q, "algorithm", count, {1, 0})},
+                                    "alpha's time alone: the bytes cost time too"}});
   return e;
 }
 
@@ -258,7 +261,8 @@ Expected measured(const Question& q, const toml::table* answers) {
   if (like.empty() || !answers) return e;
   const auto other = (*answers)[like].value<double>();
   if (!other || !std::isfinite(*other) || *other <= 0) return e;
-  const double times = optional<double>(q, "times", 1.0), within = optional<double>(q, "within", 3.0);
+  const double times = optional<double>(q, "times", 1.0),
+               within = optional<double>(q, "within", 3.0);
   if (!(times > 0) || !(within > 1)) throw bad(q, "'times' must be above 0 and 'within' above 1");
   const double center = optional<bool>(q, "inverse", false) ? times / *other : times * *other;
   const std::pair<double, double> near_other{std::max(e.range->first, center / within),
@@ -314,13 +318,20 @@ QuestionSet read_questions(const std::string& path) {
 
 Expected expected(const Question& q, const toml::table* answers) {
   switch (q.ask) {
-    case Ask::traffic: return traffic(q);
-    case Ask::buffer: return buffer(q);
-    case Ask::taught: return taught(q);
-    case Ask::predict: return predict(q);
-    case Ask::crossover: return crossover(q);
-    case Ask::ps_bytes: return ps_bytes(q);
-    case Ask::range: return measured(q, answers);
+    case Ask::traffic:
+      return traffic(q);
+    case Ask::buffer:
+      return buffer(q);
+    case Ask::taught:
+      return taught(q);
+    case Ask::predict:
+      return predict(q);
+    case Ask::crossover:
+      return crossover(q);
+    case Ask::ps_bytes:
+      return ps_bytes(q);
+    case Ask::range:
+      return measured(q, answers);
   }
   throw std::logic_error("an ask without a case");
 }

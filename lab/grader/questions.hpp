@@ -6,12 +6,12 @@
 // the alpha-beta model, ps_sim's exact bytes. Timings are machine-dependent,
 // so a question about one only checks that the answer is plausible.
 #pragma once
+#include <toml++/toml.h>
+
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <toml++/toml.h>
 
 namespace commlab::lab {
 
@@ -35,13 +35,13 @@ struct Slip {
 
 // What a right answer is.
 struct Expected {
-  std::vector<double> numbers;     // one, or a buffer's elements (list = true)
+  std::vector<double> numbers;  // one, or a buffer's elements (list = true)
   bool list = false;
   std::vector<std::string> words;  // any of these (taught)
   double rel_tolerance = 0;
   std::optional<std::pair<double, double>> range;
-  std::string unit;                // of a number: "B", "us", "GB/s", "" (a count)
-  std::vector<Slip> slips;         // the first that matches says what went wrong
+  std::string unit;         // of a number: "B", "us", "GB/s", "" (a count)
+  std::vector<Slip> slips;  // the first that matches says what went wrong
 
   bool accepts(const toml::node& answer) const;
   std::string key_value() const;  // as TOML, for the answer key

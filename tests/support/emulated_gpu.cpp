@@ -77,9 +77,13 @@ struct EventMark {
 
 std::string unavailable_reason() { return ""; }
 int select(int) { return 1; }
-Inventory inventory() { return {1, size_t{1} << 30, {"emulated"}}; }  // small, so tests can overfill it
+Inventory inventory() {
+  return {1, size_t{1} << 30, {"emulated"}};
+}  // small, so tests can overfill it
 std::string bus_id() { return "emulated"; }
-std::string describe() { return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)"; }
+std::string describe() {
+  return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)";
+}
 
 void* alloc(size_t bytes) {
   const size_t page = sysconf(_SC_PAGESIZE),
@@ -157,7 +161,8 @@ void* open_shared(const IpcHandle& handle) {
   SharedMemory m;
   std::memcpy(&m, handle.bytes, sizeof m);
   const std::string fault = peer_fault();
-  if (fault == "open") throw std::runtime_error("emulated GPU: no peer access (COMMLAB_EMULATED_PEER_FAULT)");
+  if (fault == "open")
+    throw std::runtime_error("emulated GPU: no peer access (COMMLAB_EMULATED_PEER_FAULT)");
   if (fault == "read") {
     const int blank = memfd_create("commlab-emulated-blank", 0);
     if (blank < 0 || ftruncate(blank, off_t(m.bytes)) != 0)
