@@ -18,6 +18,7 @@
 // clang-format on
 #include <fmt/format.h>
 
+#include "core/columns.hpp"
 #include "core/numbers.hpp"
 
 namespace commlab {
@@ -50,47 +51,15 @@ T required(std::optional<T> v, const char* column, const std::string& where) {
   return *v;
 }
 
-// The columns read, in to_measurement's order; the last ones are newer than
-// the rest, so a file without them still reads.
-constexpr std::array<const char*, 36> kColumns{"program",
-                                               "algorithm",
-                                               "impl",
-                                               "device",
-                                               "dtype",
-                                               "op",
-                                               "P",
-                                               "count",
-                                               "bytes",
-                                               "t_avg_us",
-                                               "t_median_us",
-                                               "busbw_GBps",
-                                               "sent_max_rank_B",
-                                               "recv_max_rank_B",
-                                               "sent_total_B",
-                                               "msgs_total",
-                                               "steps",
-                                               "model_steps",
-                                               "model_critical_path_B",
-                                               "taught_formula",
-                                               "taught_T_B",
-                                               "check",
-                                               "note",
-                                               "host",
-                                               "date",
-                                               "t_model_us",
-                                               "chose",
-                                               "nodes",
-                                               "link_GBps",
-                                               "port_critical_B",
-                                               "model_port_critical_B",
-                                               "model_reduced_max_rank_B",
-                                               "traffic",
-                                               "transport",
-                                               "run_transport",
-                                               "buffers"};
-constexpr size_t kNewer = 11;
-constexpr const char* kRunTransportUnknown = "?";        // until name_fabrics finds it
-using Cells = std::array<std::string, kColumns.size()>;  // one row, as text
+// columns.def's names as a tuple, for fccp's reader, which takes them one argument each.
+template <size_t... I>
+auto names_of(std::index_sequence<I...>) {
+  return std::make_tuple(kColumns[I].name...);
+}
+auto column_names() { return names_of(std::make_index_sequence<kColumnCount>{}); }
+
+constexpr const char* kRunTransportUnknown = "?";     // until name_fabrics finds it
+using Cells = std::array<std::string, kColumnCount>;  // one row, as text, in columns.def's order
 
 // A cell that names a value (impl, check), read back into the value.
 template <class Parse>
@@ -102,43 +71,71 @@ auto word(Parse parse, const std::string& cell, const std::string& where) {
   }
 }
 
-Measurement to_measurement(const Cells& c, const std::string& where) {
+// One row's cells, read by column. Every cell is first held to its column's
+// kind (columns.def), whether or not the report uses it.
+class RowCells {
+ public:
+  RowCells(const Cells& c, const std::string& where) : c_(c), where_(where) {
+    for (size_t i = 0; i < kColumnCount; ++i) {
+      if (kColumns[i].kind == Kind::integer) optional_count(c_[i], kColumns[i].name, where_);
+      if (kColumns[i].kind == Kind::real) optional_number(c_[i], kColumns[i].name, where_);
+    }
+  }
+  const std::string& text(Col k) const { return c_[size_t(k)]; }
+  std::optional<uint64_t> count(Col k) const {
+    return optional_count(text(k), spec(k).name, where_);
+  }
+  std::optional<double> number(Col k) const {
+    return optional_number(text(k), spec(k).name, where_);
+  }
+  uint64_t required_count(Col k) const { return required(count(k), spec(k).name, where_); }
+  double required_number(Col k) const { return required(number(k), spec(k).name, where_); }
+  const std::string& where() const { return where_; }
+
+ private:
+  const Cells& c_;
+  const std::string& where_;
+};
+
+Measurement to_measurement(const RowCells& c) {
   Measurement m;
-  m.program = c[0], m.algorithm = c[1], m.device = c[3], m.dtype = c[4], m.op = c[5];
-  m.impl = word(parse_impl, c[2], where);
-  const uint64_t P = required(optional_count(c[6], "P", where), "P", where);
+  m.program = c.text(Col::program), m.algorithm = c.text(Col::algorithm);
+  m.device = c.text(Col::device), m.dtype = c.text(Col::dtype), m.op = c.text(Col::op);
+  m.impl = word(parse_impl, c.text(Col::impl), c.where());
+  const uint64_t P = c.required_count(Col::P);
   if (P < 1 || P > uint64_t(std::numeric_limits<int>::max()))
-    throw ReportError(where + ": P must be at least 1");
+    throw ReportError(c.where() + ": P must be at least 1");
   m.P = int(P);
-  m.count = required(optional_count(c[7], "count", where), "count", where);
-  m.bytes = required(optional_count(c[8], "bytes", where), "bytes", where);
-  m.t_avg_us = required(optional_number(c[9], "t_avg_us", where), "t_avg_us", where);
-  m.t_median_us = required(optional_number(c[10], "t_median_us", where), "t_median_us", where);
-  m.busbw_GBps = required(optional_number(c[11], "busbw_GBps", where), "busbw_GBps", where);
-  m.sent_max_B = optional_count(c[12], "sent_max_rank_B", where);
-  m.recv_max_B = optional_count(c[13], "recv_max_rank_B", where);
-  m.sent_total_B = optional_count(c[14], "sent_total_B", where);
-  m.msgs = optional_count(c[15], "msgs_total", where);
-  m.steps = optional_count(c[16], "steps", where);
-  m.model_steps = optional_count(c[17], "model_steps", where);
-  m.model_critical_path_B = optional_count(c[18], "model_critical_path_B", where);
-  m.taught_formula = c[19];
-  m.taught_T_B = optional_number(c[20], "taught_T_B", where);
-  m.check = word(parse_check, c[21], where);
-  m.note = c[22], m.host = c[23], m.date = c[24];
-  m.t_model_us = optional_number(c[25], "t_model_us", where);
-  m.chose = c[26];
-  if (auto nodes = optional_count(c[27], "nodes", where))
-    m.nodes = int(std::min<uint64_t>(*nodes, m.P));
-  m.link_GBps = optional_number(c[28], "link_GBps", where);
-  m.port_critical_B = optional_count(c[29], "port_critical_B", where);
-  m.model_port_critical_B = optional_count(c[30], "model_port_critical_B", where);
-  m.model_reduced_max_B = optional_count(c[31], "model_reduced_max_rank_B", where);
-  m.traffic = word(parse_traffic_check, c[32], where);
+  m.count = c.required_count(Col::count);
+  m.bytes = c.required_count(Col::bytes);
+  m.t_avg_us = c.required_number(Col::t_avg_us);
+  m.t_median_us = c.required_number(Col::t_median_us);
+  m.busbw_GBps = c.required_number(Col::busbw_GBps);
+  m.sent_max_B = c.count(Col::sent_max_rank_B);
+  m.recv_max_B = c.count(Col::recv_max_rank_B);
+  m.sent_total_B = c.count(Col::sent_total_B);
+  m.msgs = c.count(Col::msgs_total);
+  m.steps = c.count(Col::steps);
+  m.model_steps = c.count(Col::model_steps);
+  m.model_critical_path_B = c.count(Col::model_critical_path_B);
+  m.taught_formula = c.text(Col::taught_formula);
+  m.taught_T_B = c.number(Col::taught_T_B);
+  m.check = word(parse_check, c.text(Col::check), c.where());
+  m.note = c.text(Col::note), m.host = c.text(Col::host), m.date = c.text(Col::date);
+  m.t_model_us = c.number(Col::t_model_us);
+  m.chose = c.text(Col::chose);
+  if (auto nodes = c.count(Col::nodes)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));
+  m.link_GBps = c.number(Col::link_GBps);
+  m.port_critical_B = c.count(Col::port_critical_B);
+  m.model_port_critical_B = c.count(Col::model_port_critical_B);
+  m.model_reduced_max_B = c.count(Col::model_reduced_max_rank_B);
+  m.memory_moved_B = c.count(Col::memory_moved_B);
+  m.traffic = word(parse_traffic_check, c.text(Col::traffic), c.where());
   // The run's transport; in files older than its column, a hand-written
   // row's own is its run's, and a library row's is found by name_fabrics.
-  m.run_transport = !c[34].empty() ? c[34] : m.hand() ? c[33] : kRunTransportUnknown;
-  m.registered = c[35] == "registered";
+  const std::string& run = c.text(Col::run_transport);
+  m.run_transport = !run.empty() ? run : m.hand() ? c.text(Col::transport) : kRunTransportUnknown;
+  m.registered = c.text(Col::buffers) == "registered";
   return m;
 }
 
@@ -162,10 +159,10 @@ void name_fabrics(std::vector<Measurement>& rows) {
 }
 
 void require_columns(const std::string& name, const std::function<bool(const char*)>& has) {
-  for (size_t i = 0; i + kNewer < kColumns.size(); ++i)
-    if (!has(kColumns[i]))
+  for (const ColumnSpec& c : kColumns)
+    if (c.age == Age::every && !has(c.name))
       throw ReportError(
-          fmt::format("{}: no column {} (not a commlab results file?)", name, kColumns[i]));
+          fmt::format("{}: no column {} (not a commlab results file?)", name, c.name));
 }
 
 // CSV from a file (streamed, block by block: a results file may be large) or
@@ -174,18 +171,19 @@ template <class... Source>
 std::vector<Measurement> read_csv(const std::string& name, Source&&... source) {
   std::vector<Measurement> rows;
   try {
-    io::CSVReader<kColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(
+    io::CSVReader<kColumnCount, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(
         std::forward<Source>(source)...);
     std::apply(
         [&](auto... names) {
           in.read_header(io::ignore_extra_column | io::ignore_missing_column, names...);
         },
-        kColumns);
+        column_names());
     require_columns(name, [&](const char* c) { return in.has_column(c); });
     Cells cells;
     while (std::apply([&](auto&... cell) { return in.read_row(cell...); }, cells)) {
       const int line = static_cast<int>(in.get_file_line());
-      rows.push_back(to_measurement(cells, fmt::format("{} line {}", name, line)));
+      const std::string where = fmt::format("{} line {}", name, line);
+      rows.push_back(to_measurement(RowCells(cells, where)));
       rows.back().line = line;
     }
   } catch (const io::error::base& e) {
@@ -212,13 +210,13 @@ std::vector<Measurement> read_json_lines(const std::string& name, std::istream& 
     if (!row.is_object()) throw ReportError(where + ": not a JSON object");
     require_columns(where, [&](const char* c) { return row.contains(c); });
     Cells cells;
-    for (size_t i = 0; i < kColumns.size(); ++i) {
-      const auto v = row.find(kColumns[i]);
+    for (size_t i = 0; i < kColumnCount; ++i) {
+      const auto v = row.find(kColumns[i].name);
       cells[i] = v == row.end() || v->is_null() ? ""
                  : v->is_string()               ? v->get<std::string>()
                                                 : v->dump();
     }
-    rows.push_back(to_measurement(cells, where));
+    rows.push_back(to_measurement(RowCells(cells, where)));
     rows.back().line = line;
   }
   name_fabrics(rows);

@@ -41,6 +41,9 @@ struct Measurement {
   // Through the busiest node's link, counted and modelled; what the busiest
   // reducer reduces (absent from older files).
   std::optional<uint64_t> port_critical_B, model_port_critical_B, model_reduced_max_B;
+  // What every rank's copies and reductions read and wrote in one call,
+  // summed (the direct transport's hand-written rows; absent elsewhere).
+  std::optional<uint64_t> memory_moved_B;
   std::string taught_formula;
   std::optional<double> taught_T_B;
   Check check = Check::off;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <utility>
 
 #include "errors.hpp"
 
@@ -29,96 +31,109 @@ std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*whic
   return [which, field](const Row& r) { return r.*which ? num((*(r.*which)).*field) : ""; };
 }
 
-// The schema: each column's name and how a row fills it, in order.
-const std::vector<CsvColumn>& schema() {
-  static const std::vector<CsvColumn> columns{
-      {"program", [](const Row& r) { return r.run->program; }},
-      {"algorithm", [](const Row& r) { return r.algorithm; }},
-      {"impl", [](const Row& r) { return name(r.impl); }},
-      {"device", [](const Row& r) { return r.run->device; }},
-      {"dtype", [](const Row& r) { return r.dtype; }},
-      {"op", [](const Row& r) { return r.op; }},
-      {"P", [](const Row& r) { return num(r.run->P); }, Kind::integer},
-      {"root", [](const Row& r) { return num(r.run->root); }, Kind::integer},
-      {"in_place", [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); },
-       Kind::integer},
-      {"count", [](const Row& r) { return num(r.count); }, Kind::integer},
-      {"bytes", [](const Row& r) { return num(r.bytes); }, Kind::integer},
-      {"iters", [](const Row& r) { return num(r.run->iters); }, Kind::integer},
-      {"warmup", [](const Row& r) { return num(r.run->warmup); }, Kind::integer},
-      {"t_avg_us", [](const Row& r) { return fixed(r.t_avg_us, 3); }, Kind::real},
-      {"t_min_us", [](const Row& r) { return fixed(r.t_min_us, 3); }, Kind::real},
-      {"t_max_us", [](const Row& r) { return fixed(r.t_max_us, 3); }, Kind::real},
-      {"t_median_us", [](const Row& r) { return fixed(r.t_median_us, 3); }, Kind::real},
-      {"algbw_GBps", [](const Row& r) { return fixed(r.algbw_GBps, 6); }, Kind::real},
-      {"busbw_GBps", [](const Row& r) { return fixed(r.busbw_GBps, 6); }, Kind::real},
-      {"sent_max_rank_B", traffic(&Row::counted, &Traffic::sent_max_rank_B), Kind::integer},
-      {"recv_max_rank_B", traffic(&Row::counted, &Traffic::recv_max_rank_B), Kind::integer},
-      {"sent_total_B", traffic(&Row::counted, &Traffic::sent_total_B), Kind::integer},
-      {"msgs_total", traffic(&Row::counted, &Traffic::msgs_total), Kind::integer},
-      {"steps", traffic(&Row::counted, &Traffic::steps), Kind::integer},
-      {"model_sent_max_rank_B", traffic(&Row::model, &Traffic::sent_max_rank_B), Kind::integer},
-      {"model_recv_max_rank_B", traffic(&Row::model, &Traffic::recv_max_rank_B), Kind::integer},
-      {"model_sent_total_B", traffic(&Row::model, &Traffic::sent_total_B), Kind::integer},
-      {"model_msgs_total", traffic(&Row::model, &Traffic::msgs_total), Kind::integer},
-      {"model_steps", traffic(&Row::model, &Traffic::steps), Kind::integer},
-      {"model_critical_path_B", traffic(&Row::model, &Traffic::critical_path_B), Kind::integer},
-      {"taught_formula", [](const Row& r) { return r.taught_formula; }},
+using Cell = std::function<std::string(const Row&)>;
+
+// How a row fills each column of columns.def, in its order.
+const std::vector<std::pair<Col, Cell>>& cells() {
+  static const std::vector<std::pair<Col, Cell>> columns{
+      {Col::program, [](const Row& r) { return r.run->program; }},
+      {Col::algorithm, [](const Row& r) { return r.algorithm; }},
+      {Col::impl, [](const Row& r) { return name(r.impl); }},
+      {Col::device, [](const Row& r) { return r.run->device; }},
+      {Col::dtype, [](const Row& r) { return r.dtype; }},
+      {Col::op, [](const Row& r) { return r.op; }},
+      {Col::P, [](const Row& r) { return num(r.run->P); }},
+      {Col::root, [](const Row& r) { return num(r.run->root); }},
+      {Col::in_place, [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }},
+      {Col::count, [](const Row& r) { return num(r.count); }},
+      {Col::bytes, [](const Row& r) { return num(r.bytes); }},
+      {Col::iters, [](const Row& r) { return num(r.run->iters); }},
+      {Col::warmup, [](const Row& r) { return num(r.run->warmup); }},
+      {Col::t_avg_us, [](const Row& r) { return fixed(r.t_avg_us, 3); }},
+      {Col::t_min_us, [](const Row& r) { return fixed(r.t_min_us, 3); }},
+      {Col::t_max_us, [](const Row& r) { return fixed(r.t_max_us, 3); }},
+      {Col::t_median_us, [](const Row& r) { return fixed(r.t_median_us, 3); }},
+      {Col::algbw_GBps, [](const Row& r) { return fixed(r.algbw_GBps, 6); }},
+      {Col::busbw_GBps, [](const Row& r) { return fixed(r.busbw_GBps, 6); }},
+      {Col::sent_max_rank_B, traffic(&Row::counted, &Traffic::sent_max_rank_B)},
+      {Col::recv_max_rank_B, traffic(&Row::counted, &Traffic::recv_max_rank_B)},
+      {Col::sent_total_B, traffic(&Row::counted, &Traffic::sent_total_B)},
+      {Col::msgs_total, traffic(&Row::counted, &Traffic::msgs_total)},
+      {Col::steps, traffic(&Row::counted, &Traffic::steps)},
+      {Col::model_sent_max_rank_B, traffic(&Row::model, &Traffic::sent_max_rank_B)},
+      {Col::model_recv_max_rank_B, traffic(&Row::model, &Traffic::recv_max_rank_B)},
+      {Col::model_sent_total_B, traffic(&Row::model, &Traffic::sent_total_B)},
+      {Col::model_msgs_total, traffic(&Row::model, &Traffic::msgs_total)},
+      {Col::model_steps, traffic(&Row::model, &Traffic::steps)},
+      {Col::model_critical_path_B, traffic(&Row::model, &Traffic::critical_path_B)},
+      {Col::taught_formula, [](const Row& r) { return r.taught_formula; }},
       // Empty where no formula is taught (the library's rows, most operations).
-      {"taught_T_B",
+      {Col::taught_T_B,
        [](const Row& r) {
          return r.taught_formula.empty() ? std::string() : fixed(r.taught_T_B, 0);
-       },
-       Kind::real},
-      {"wrong", [](const Row& r) { return opt(r.wrong); }, Kind::integer},
-      {"diff_vs_lib", [](const Row& r) { return opt(r.diff_vs_lib); }, Kind::integer},
-      {"traffic", [](const Row& r) { return name(r.traffic); }},
-      {"check", [](const Row& r) { return name(r.check); }},
-      {"note", [](const Row& r) { return r.note; }},
-      {"host", [](const Row& r) { return r.run->host; }},
-      {"date", [](const Row& r) { return r.run->date; }},
-      {"mpi_version", [](const Row& r) { return r.run->mpi_version; }},
-      {"commlab_version", [](const Row& r) { return r.run->commlab_version; }},
+       }},
+      {Col::wrong, [](const Row& r) { return opt(r.wrong); }},
+      {Col::diff_vs_lib, [](const Row& r) { return opt(r.diff_vs_lib); }},
+      {Col::traffic, [](const Row& r) { return name(r.traffic); }},
+      {Col::check, [](const Row& r) { return name(r.check); }},
+      {Col::note, [](const Row& r) { return r.note; }},
+      {Col::host, [](const Row& r) { return r.run->host; }},
+      {Col::date, [](const Row& r) { return r.run->date; }},
+      {Col::mpi_version, [](const Row& r) { return r.run->mpi_version; }},
+      {Col::commlab_version, [](const Row& r) { return r.run->commlab_version; }},
       // NCCL's rows went through NCCL, MPI's through MPI, the others the run's transport.
-      {"transport",
+      {Col::transport,
        [](const Row& r) {
          if (r.impl == Impl::nccl) return std::string("nccl");
          if (r.impl == Impl::mpi && r.run->transport == TransportKind::direct)
            return name(TransportKind::host);
          return name(r.run->transport);
        }},
-      {"t_model_us", [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; },
-       Kind::real},
-      {"chose", [](const Row& r) { return r.chose; }},
-      {"nodes", [](const Row& r) { return num(r.run->placement.nodes); }, Kind::integer},
-      {"ranks_per_node", [](const Row& r) { return num(r.run->placement.ranks_max); },
-       Kind::integer},
-      {"hosts", [](const Row& r) { return r.run->placement.hosts; }},
-      {"link_GBps", [](const Row& r) { return r.link_GBps ? fixed(*r.link_GBps, 6) : ""; },
-       Kind::real},
-      {"port_critical_B", traffic(&Row::counted, &Traffic::port_critical_B), Kind::integer},
-      {"model_port_critical_B", traffic(&Row::model, &Traffic::port_critical_B), Kind::integer},
-      {"model_reduced_max_rank_B", traffic(&Row::model, &Traffic::reduced_max_rank_B),
-       Kind::integer},
+      {Col::t_model_us, [](const Row& r) { return r.t_model_us ? fixed(*r.t_model_us, 3) : ""; }},
+      {Col::chose, [](const Row& r) { return r.chose; }},
+      {Col::nodes, [](const Row& r) { return num(r.run->placement.nodes); }},
+      {Col::ranks_per_node, [](const Row& r) { return num(r.run->placement.ranks_max); }},
+      {Col::hosts, [](const Row& r) { return r.run->placement.hosts; }},
+      {Col::link_GBps, [](const Row& r) { return r.link_GBps ? fixed(*r.link_GBps, 6) : ""; }},
+      {Col::port_critical_B, traffic(&Row::counted, &Traffic::port_critical_B)},
+      {Col::model_port_critical_B, traffic(&Row::model, &Traffic::port_critical_B)},
+      {Col::model_reduced_max_rank_B, traffic(&Row::model, &Traffic::reduced_max_rank_B)},
       // The direct transport: bytes a rank read from peers' memory, wrote
       // into it (counted, and the model's), and whether the user's buffers
       // were copied into registered ones inside the timed call.
-      {"peer_read_max_rank_B", traffic(&Row::counted, &Traffic::peer_read_max_rank_B),
-       Kind::integer},
-      {"peer_written_max_rank_B", traffic(&Row::counted, &Traffic::peer_written_max_rank_B),
-       Kind::integer},
-      {"model_peer_read_max_rank_B", traffic(&Row::model, &Traffic::peer_read_max_rank_B),
-       Kind::integer},
-      {"model_peer_written_max_rank_B", traffic(&Row::model, &Traffic::peer_written_max_rank_B),
-       Kind::integer},
-      {"buffers", [](const Row& r) { return name(r.buffers); }},
-      {"memory_moved_B", [](const Row& r) { return opt(r.memory_moved_B); }, Kind::integer},
-      {"memory_GBps", [](const Row& r) { return r.memory_GBps ? fixed(*r.memory_GBps, 6) : ""; },
-       Kind::real},
+      {Col::peer_read_max_rank_B, traffic(&Row::counted, &Traffic::peer_read_max_rank_B)},
+      {Col::peer_written_max_rank_B, traffic(&Row::counted, &Traffic::peer_written_max_rank_B)},
+      {Col::model_peer_read_max_rank_B, traffic(&Row::model, &Traffic::peer_read_max_rank_B)},
+      {Col::model_peer_written_max_rank_B, traffic(&Row::model, &Traffic::peer_written_max_rank_B)},
+      {Col::buffers, [](const Row& r) { return name(r.buffers); }},
+      {Col::memory_moved_B, [](const Row& r) { return opt(r.memory_moved_B); }},
+      {Col::memory_GBps,
+       [](const Row& r) { return r.memory_GBps ? fixed(*r.memory_GBps, 6) : ""; }},
       // The run's own transport, on the library's rows too: what the report
       // keeps a run's rows together by (`transport` says how each row's bytes moved).
-      {"run_transport", [](const Row& r) { return name(r.run->transport); }},
+      {Col::run_transport, [](const Row& r) { return name(r.run->transport); }},
   };
+  return columns;
+}
+
+// The schema: each column's name and kind from columns.def, and its cell.
+// A column filled out of order, twice or not at all is a mistake in this
+// file; csv_test writes a row through every column to show there is none.
+const std::vector<CsvColumn>& schema() {
+  static const std::vector<CsvColumn> columns = [] {
+    std::vector<CsvColumn> v;
+    for (const auto& [col, cell] : cells()) {
+      if (size_t(col) != v.size())
+        throw std::logic_error(
+            fmt::format("core/results.cpp fills column {} out of the order of "
+                        "columns.def",
+                        spec(col).name));
+      v.push_back({spec(col).name, cell, spec(col).kind});
+    }
+    if (v.size() != kColumnCount)
+      throw std::logic_error("core/results.cpp fills fewer columns than columns.def lists");
+    return v;
+  }();
   return columns;
 }
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "columns.hpp"
 #include "outcome.hpp"
 #include "traffic.hpp"
 #include "types.hpp"
@@ -61,8 +62,7 @@ struct Row {
 };
 
 // A schema is one table: each column's name, how a record fills it, and the
-// JSON type of its cell (an empty cell is JSON's null).
-enum class Kind { text, integer, real };
+// JSON type of its cell (columns.hpp's Kind).
 template <class Record>
 struct Column {
   const char* name;
@@ -89,7 +89,7 @@ std::string csv_line(const std::vector<Column<Record>>& schema, const Record& r)
 }
 
 // The programs' rows: CSV, and JSON Lines (one object per row, the same
-// fields, numbers as numbers).
+// fields, numbers as numbers), with the columns of columns.def.
 const std::vector<std::string>& csv_columns();
 std::string csv_header();
 std::string csv_line(const Row& r);

@@ -325,6 +325,53 @@ TEST_CASE("a failed row's note with a quoted comma: every column after it still 
   CHECK_THROWS_WITH(read_columns(path, {"a"}), Catch::Contains(path + ": cannot be read"));
 }
 
+// The report reads the columns the programs write from the one list
+// (core/columns.def), by name: a file of an older version, without the
+// columns that came later, still reads; one without a column every version
+// wrote does not; a cell not of its column's kind is refused, used or not.
+TEST_CASE("rows read by name from columns.def: older files, missing columns, kinds") {
+  REQUIRE(csv_columns().size() == kColumnCount);
+  for (size_t i = 0; i < kColumnCount; ++i) CHECK(csv_columns()[i] == kColumns[i].name);
+  const std::string text = good_csv();
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    lines.emplace_back();
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) lines.back().push_back(cell);
+  }
+  // Keep the columns that pass `keep`, in a shuffled order: the reader goes by name.
+  auto written = [&](auto keep, const std::string& replace_column = "",
+                     const std::string& with = "") {
+    std::string out;
+    for (const auto& cells : lines) {
+      std::string line;
+      for (size_t k = kColumnCount; k-- > 0;) {
+        if (!keep(kColumns[k])) continue;
+        const bool replaced = &cells != &lines[0] && kColumns[k].name == replace_column;
+        line += (line.empty() ? "" : ",") + (replaced ? with : cells[k]);
+      }
+      out += line + "\n";
+    }
+    return write_temp(out);
+  };
+  const std::string older = written([](const ColumnSpec& c) { return c.age == Age::every; });
+  const auto rows = read_rows(older);
+  REQUIRE(rows.size() == 2);
+  CHECK((rows[1].algorithm == "ring" && rows[1].P == 4 && rows[1].sent_max_B == 24));
+  CHECK((!rows[1].t_model_us && !rows[1].nodes && !rows[1].memory_moved_B));
+  const std::string no_steps =
+      written([](const ColumnSpec& c) { return std::string(c.name) != "model_steps"; });
+  CHECK_THROWS_WITH(read_rows(no_steps), Catch::Contains("no column model_steps"));
+  // iters is read by nothing in the report, and still held to its kind.
+  const std::string bad_kind = written([](const ColumnSpec&) { return true; }, "iters", "2.5");
+  CHECK_THROWS_WITH(read_rows(bad_kind), Catch::Contains("line 2: column iters holds '2.5'"));
+  const std::string moved =
+      written([](const ColumnSpec&) { return true; }, "memory_moved_B", "4096");
+  CHECK(read_rows(moved)[1].memory_moved_B == 4096);
+  for (const std::string& path : {older, no_steps, bad_kind, moved}) unlink(path.c_str());
+}
+
 TEST_CASE("a Markdown table: the separator from the headings, one cell per heading") {
   MarkdownTable table({"N", "us"});
   CHECK(table.empty());

@@ -143,5 +143,11 @@ for page in "$SRC/README.md" "$SRC"/docs/*.md; do
   done <"$page"
   [ $in_fence = 1 ] && { cmd=""; fail "$name: a fence that never ends"; }
 done
+# No page reads a CSV by column number (`awk -F,`, `cut -d,`): a column
+# added later, or a quoted comma in a note, would shift it. They read by
+# name: `report --column NAME,...` (or the JSON rows).
+by_number=$(cd "$SRC" && grep -nE "^\\$ .*(awk +-F *'?,|cut +-d *'?,)" README.md docs/*.md lab/*/README.md)
+[ -z "$by_number" ] && ok "no page reads a CSV's columns by number" \
+  || fail "CSV columns read by number: $by_number"
 echo "$passes passed, $fails failed, $skips skipped, $((SECONDS - start_all)) s"
 exit $fails
