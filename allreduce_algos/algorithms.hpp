@@ -1,5 +1,5 @@
 // The all-reduce algorithms' entries, one per line of algorithms.def: for the
-// all-reduce's table (collectives/allreduce.cpp) and the few that name one
+// all-reduce's table (operations/allreduce.cpp) and the few that name one
 // (ps_sim trains with the ring; the unit tests). Only these files recompile
 // when a line is added.
 #pragma once

@@ -23,6 +23,8 @@
 // instead of one (an empty chunk, count < P, is one empty message, as in the
 // ring). Chunks of one step may differ by an element, so a rank may send k
 // segments and receive k' of them.
+#include "segmented_ring.hpp"
+
 #include <algorithm>
 
 #include "collectives/algorithm.hpp"

@@ -15,8 +15,8 @@
 
 #include "core/errors.hpp"
 #include "core/options.hpp"
-#include "harness/operation.hpp"
 #include "links.hpp"
+#include "operations/predicted.hpp"
 #include "output.hpp"
 #include "report.hpp"
 

@@ -1,11 +1,17 @@
-// What the algorithms share about parts: binomial rounds, a rank's lowest bit
-// (its parent and subtree), parts counted from a rank, a rotated copy.
+// What the algorithms share about parts: an all-reduce's one buffer,
+// binomial rounds, a rank's lowest bit (its parent and subtree), parts
+// counted from a rank, a rotated copy.
 #include <algorithm>
 #include <cstring>
 
 #include "algorithm.hpp"
 
 namespace commlab {
+
+char* allreduce_buffer(const CollectiveJob& job) {
+  if (!job.in_place()) job.mem.copy(job.out, job.in, job.count * job.esize());
+  return static_cast<char*>(job.out);
+}
 
 int binomial_rounds(int P) {
   int rounds = 0;

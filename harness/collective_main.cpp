@@ -1,6 +1,6 @@
+#include "collective_program.hpp"
 // Built once per operation (allreduce, sendrecv, bcast, ...), and once per
 // all-reduce algorithm (allreduce_ring, ...: COMMLAB_ALGORITHM says which).
-#include "operation.hpp"
 
 #ifndef COMMLAB_ALGORITHM
 #define COMMLAB_ALGORITHM ""

@@ -9,6 +9,8 @@
 #include <optional>
 #include <tuple>
 
+#include "operations/truth.hpp"
+
 namespace commlab {
 
 std::string InProcessRun::describe() const {
@@ -43,6 +45,74 @@ std::vector<double> values(DType t, const Snapshot& s) {
   return values_of(Buffer::from_bytes(t, s.bytes));
 }
 
+namespace {
+
+// What the ranks of one in-process run share.
+struct Shared {
+  const InProcessRun& run;
+  const Truth& truth;
+  const Nodes& nodes;
+  bool direct;
+  RegionLayout at;
+  HeapRegions* regions;  // over direct access
+  InProcessResult& result;
+};
+
+// This rank's buffers: in its region over direct access (but a reading
+// algorithm's on private buffers), else its own.
+std::pair<Buffer, Buffer> buffers(const Shared& w, int me) {
+  const InProcessRun& run = w.run;
+  const Layout L = w.truth.layout(me);
+  char* region = w.direct ? w.regions->base(me) : nullptr;
+  const bool in_region = w.direct && !(run.private_buffers && run.algo.reads_peers);
+  const size_t in = run.in_place ? 0 : L.in;
+  if (!in_region) return {Buffer(run.dtype, in), Buffer(run.dtype, L.out)};
+  return {Buffer::view(run.dtype, in, Device::host, region),
+          Buffer::view(run.dtype, L.out, Device::host, region + w.at.out_at)};
+}
+
+// One rank, on its thread: the run, its trace gathered, its result checked.
+void run_rank(Transport& threads, const Shared& w) {
+  const InProcessRun& run = w.run;
+  const int me = threads.rank();
+  Memory mem;
+  std::optional<DirectTransport> peers;
+  if (w.direct) peers.emplace(threads, *w.regions, mem);
+  Transport& transport = w.direct ? static_cast<Transport&>(*peers) : threads;
+  Comm comm(transport, mem);
+  // Every message, for the ports' bytes; the states only when asked.
+  Recorder recorder(run.trace ? Keep::states : Keep::messages);
+  Attached attached(comm, recorder);
+  if (w.direct) mem.place_scratch(w.regions->base(me) + w.at.scratch_at, w.at.scratch_B);
+  auto [input, out] = buffers(w, me);
+  Buffer& before = run.in_place ? out : input;
+  out.fill([](size_t) { return kJunk; });
+  before.fill([&](size_t i) { return w.truth.before(me, i); });
+  comm.watch(out.data(), out.bytes());
+  const CollectiveJob job{comm,     before.data(), out.data(),    run.N,   {run.dtype, run.op_kind},
+                          run.root, mem,           run.segment_B, &w.nodes};
+  try {
+    run.algo.run(job);
+  } catch (...) {
+    if (w.direct) w.regions->fail();  // the others stop waiting for this rank
+    throw;
+  }
+  if (run.trace) recorder.snapshot(mem);
+  const std::vector<TraceEntry> sent = recorder.gather_trace(comm.transport());
+  const std::vector<TraceEntry> arrived = recorder.gather_arrivals(comm.transport());
+  const Traffic t = recorder.gather_counts(comm.transport(), w.nodes, sent);
+  InProcessResult& result = w.result;
+  if (me == 0) result.counted = t, result.sent = sent, result.arrived = arrived;
+  result.snapshots[me] = recorder.snapshots();
+  result.outputs[me] = values_of(out);
+  if (!run.op.has_data) return;
+  const Mismatch m = compare(
+      out, [&](size_t i) { return w.truth.after(me, i); }, w.truth.checked(me));
+  if (m.wrong) result.wrong[me] = fmt::format("rank {}: {} wrong, {}", me, m.wrong, m.first);
+}
+
+}  // namespace
+
 InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   Truth truth(run.op, {run.fill, run.dtype, run.op_kind, run.P}, run.root, run.N, run.in_place);
   truth.precompute();  // once, not once per thread
@@ -52,60 +122,12 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   result.outputs.resize(run.P);
   // Where the ranks run: as asked, or one node.
   const Nodes nodes = run.nodes.empty() ? Nodes::blocks(run.P, run.P) : run.nodes;
-  const bool direct = run.direct || run.algo.reads_peers;
-  result.direct = direct;
+  result.direct = run.direct || run.algo.reads_peers;
   const RegionLayout at = region_layout(truth, run.P, run.N, element_size(run.dtype));
   std::optional<HeapRegions> regions;
-  if (direct) regions.emplace(run.P, at.bytes());
-  world.run([&](Transport& threads) {
-    const int me = threads.rank();
-    Memory mem;
-    std::optional<DirectTransport> peers;
-    if (direct) peers.emplace(threads, *regions, mem);
-    Transport& transport = direct ? static_cast<Transport&>(*peers) : threads;
-    Comm comm(transport, mem);
-    // Every message, for the ports' bytes; the states only when asked.
-    Recorder recorder(run.trace ? Keep::states : Keep::messages);
-    Attached attached(comm, recorder);
-    const Layout L = truth.layout(me);
-    char* region = direct ? regions->base(me) : nullptr;
-    if (direct) mem.place_scratch(region + at.scratch_at, at.scratch_B);
-    const bool in_region = direct && !(run.private_buffers && run.algo.reads_peers);
-    Buffer input = in_region
-                       ? Buffer::view(run.dtype, run.in_place ? 0 : L.in, Device::host, region)
-                       : Buffer(run.dtype, run.in_place ? 0 : L.in);
-    Buffer out = in_region ? Buffer::view(run.dtype, L.out, Device::host, region + at.out_at)
-                           : Buffer(run.dtype, L.out);
-    Buffer& before = run.in_place ? out : input;
-    out.fill([](size_t) { return kJunk; });
-    before.fill([&](size_t i) { return truth.before(me, i); });
-    comm.watch(out.data(), out.bytes());
-    try {
-      run.algo.run({comm,
-                    before.data(),
-                    out.data(),
-                    run.N,
-                    {run.dtype, run.op_kind},
-                    run.root,
-                    mem,
-                    run.segment_B,
-                    &nodes});
-    } catch (...) {
-      if (direct) regions->fail();  // the others stop waiting for this rank
-      throw;
-    }
-    if (run.trace) recorder.snapshot(mem);
-    const std::vector<TraceEntry> sent = recorder.gather_trace(comm.transport());
-    const std::vector<TraceEntry> arrived = recorder.gather_arrivals(comm.transport());
-    const Traffic t = recorder.gather_counts(comm.transport(), nodes, sent);
-    if (me == 0) result.counted = t, result.sent = sent, result.arrived = arrived;
-    result.snapshots[me] = recorder.snapshots();
-    result.outputs[me] = values_of(out);
-    if (!run.op.has_data) return;
-    const Mismatch m = compare(
-        out, [&](size_t i) { return truth.after(me, i); }, truth.checked(me));
-    if (m.wrong) result.wrong[me] = fmt::format("rank {}: {} wrong, {}", me, m.wrong, m.first);
-  });
+  if (result.direct) regions.emplace(run.P, at.bytes());
+  const Shared shared{run, truth, nodes, result.direct, at, regions ? &*regions : nullptr, result};
+  world.run([&](Transport& threads) { run_rank(threads, shared); });
   return result;
 }
 

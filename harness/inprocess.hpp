@@ -11,7 +11,7 @@
 #include "core/direct_transport.hpp"
 #include "core/recorder.hpp"
 #include "core/thread_transport.hpp"
-#include "operation.hpp"
+#include "operations/operation.hpp"
 
 namespace commlab {
 

@@ -22,8 +22,8 @@
 #include "analysis/table.hpp"
 #include "collectives/algorithms.hpp"
 #include "core/results.hpp"
-#include "harness/operation.hpp"
 #include "harness/tuned.hpp"
+#include "operations/predicted.hpp"
 
 using namespace commlab;
 

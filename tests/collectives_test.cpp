@@ -4,7 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "operations/barrier.hpp"
+#include "operations/operation.hpp"
 
 using namespace commlab;
 

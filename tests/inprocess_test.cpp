@@ -143,7 +143,7 @@ void check_operation(const std::string& name, const std::vector<int>& Ps, bool d
   TEST_CASE("in-process, direct transport: " #name) {                                \
     check_operation(#name, {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}, true);                  \
   }
-#include "collectives/operations.def"
+#include "operations/operations.def"
 #undef COMMLAB_OPERATION
 
 TEST_CASE("in-process: a schedule that deadlocks fails naming the rank, in time") {

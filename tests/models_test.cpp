@@ -5,7 +5,7 @@
 
 #include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "operations/operation.hpp"
 
 using namespace commlab;
 

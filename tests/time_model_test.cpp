@@ -6,8 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "allreduce_algos/algorithms.hpp"
+#include "allreduce_algos/segmented_ring.hpp"
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "operations/predicted.hpp"
 
 using namespace commlab;
 

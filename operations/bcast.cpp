@@ -2,7 +2,7 @@
 // buffer per rank, so always "in place". Against MPI_Bcast.
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -1,6 +1,6 @@
-#include <algorithm>
+#include "truth.hpp"
 
-#include "operation.hpp"
+#include <algorithm>
 
 namespace commlab {
 

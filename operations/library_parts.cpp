@@ -1,8 +1,8 @@
 // What the operations' library calls share about parts: the int counts MPI's
-// v-variants take, NCCL's scatter and gather made of grouped sends, and where
-// a gathered element comes from.
+// v-variants take, and NCCL's scatter and gather made of grouped sends.
+#include "library_parts.hpp"
+
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
 
 namespace commlab {
 
@@ -22,12 +22,6 @@ void nccl_root_parts(const CollectiveJob& j, bool root_sends) {
   else
     j.nccl->exchange(j.in, mine.data(), at_start.data(), j.out, root_counts.data(),
                      root_displs.data(), j.red.dtype);
-}
-
-Source gathered_source(int P, size_t N, size_t i) {
-  const Partition parts{N, P};
-  const int from = parts.part_of(i);
-  return {from, i - parts.offset(from)};
 }
 
 MpiParts::MpiParts(const Partition& parts) : counts(parts.parts), displs(parts.parts) {

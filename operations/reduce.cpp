@@ -3,7 +3,7 @@
 // (MPI_IN_PLACE at the root with --in-place).
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -4,7 +4,8 @@
 // the input is the whole buffer and the result lands at its front).
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "library_parts.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -1,18 +1,19 @@
-// The one list of operations (collectives/operations.def), as the programs
+// The one list of operations (operations/operations.def), as the programs
 // and tests look them up by name. Only this file includes the list.
-#include "core/errors.hpp"
 #include "operation.hpp"
+
+#include "core/errors.hpp"
 
 namespace commlab {
 
 #define COMMLAB_OPERATION(name) std::unique_ptr<Operation> make_##name();
-#include "collectives/operations.def"
+#include "operations.def"
 #undef COMMLAB_OPERATION
 
 std::vector<std::unique_ptr<Operation>> all_operations() {
   std::vector<std::unique_ptr<Operation>> all;
 #define COMMLAB_OPERATION(name) all.push_back(make_##name());
-#include "collectives/operations.def"
+#include "operations.def"
 #undef COMMLAB_OPERATION
   return all;
 }

@@ -6,7 +6,8 @@
 
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "library_parts.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

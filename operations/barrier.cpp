@@ -4,6 +4,8 @@
 // rank 0's by ping-pong, each offset known to within half its round trip, and
 // a rank is called early only when it left before the late one arrived even
 // allowing for those bounds. Against MPI_Barrier.
+#include "barrier.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -11,7 +13,7 @@
 #include <thread>
 
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

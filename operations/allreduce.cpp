@@ -3,7 +3,7 @@
 // ncclAllReduce. The algorithms are in allreduce_algos/, one file each.
 #include "allreduce_algos/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 
@@ -51,10 +51,5 @@ class Allreduce : public Operation {
 }  // namespace
 
 std::unique_ptr<Operation> make_allreduce() { return std::make_unique<Allreduce>(); }
-
-char* allreduce_buffer(const CollectiveJob& job) {
-  if (!job.in_place()) job.mem.copy(job.out, job.in, job.count * job.esize());
-  return static_cast<char*>(job.out);
-}
 
 }  // namespace commlab

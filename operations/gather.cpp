@@ -3,7 +3,8 @@
 // MPI_Gatherv when P does not divide N (MPI_IN_PLACE at the root with
 // --in-place: its own part is already where it belongs).
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "library_parts.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

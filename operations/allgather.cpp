@@ -4,7 +4,8 @@
 // rank's part is already where it belongs).
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
-#include "harness/operation.hpp"
+#include "library_parts.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -2,7 +2,8 @@
 // MPI_Scatter, or MPI_Scatterv when P does not divide N (MPI_IN_PLACE at the
 // root with --in-place: its part stays where it is).
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "library_parts.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -3,7 +3,7 @@
 // the one-way time; bandwidth: N / that) and as a non-blocking exchange,
 // against MPI_Send/MPI_Recv and MPI_Isend/MPI_Irecv called directly.
 #include "collectives/algorithms.hpp"
-#include "harness/operation.hpp"
+#include "operation.hpp"
 
 namespace commlab {
 

@@ -1,0 +1,77 @@
+#include "hand_rows.hpp"
+
+#include <utility>
+
+#include "operations/predicted.hpp"
+
+namespace commlab {
+
+namespace {
+
+// The rows to make, by name and algorithm index, and each one's model and
+// predicted time, computed once: a row and auto's choice share them.
+struct Planned {
+  std::vector<std::pair<std::string, size_t>> rows;
+  std::vector<Predicted> predicted;
+};
+
+Planned plan(const std::vector<std::string>& algorithms, const ShapeData& d) {
+  const ProgramContext& ctx = d.ctx;
+  const size_t n = ctx.op.algorithms.size();
+  Planned p{{}, std::vector<Predicted>(n)};
+  for (size_t i = 0; i < n; ++i)
+    if (ctx.picked(algorithms, ctx.op.algorithms[i].name))
+      p.rows.emplace_back(ctx.op.algorithms[i].name, i);
+  const bool with_auto = ctx.picked(algorithms, kAuto);
+  if (with_auto)
+    p.predicted = predict(ctx.op, ctx.cost, d.job);
+  else
+    for (const auto& [name, i] : p.rows)
+      p.predicted[i] = predict(ctx.op.algorithms[i], ctx.cost, d.job);
+  if (d.direct) d.direct->price_copies(p.predicted, ctx.op, ctx.cost, double(d.N * d.red.esize()));
+  if (with_auto) p.rows.emplace_back(kAuto, fastest(ctx.op, p.predicted, ctx.runner.direct()));
+  return p;
+}
+
+// The library's result a hand-written one is compared with: the call it
+// pairs with, else the first.
+const Buffer& library_result(const ShapeData& d, const std::string& algorithm) {
+  for (const auto& [pairs_with, result] : d.lib_results)
+    if (pairs_with == algorithm) return result;
+  return d.lib_results.front().second;
+}
+
+}  // namespace
+
+std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData& d) {
+  const ProgramContext& ctx = d.ctx;
+  const Planned planned = plan(algorithms, d);
+  std::vector<Row> rows;
+  Buffer out = d.direct ? d.direct->result(d.red.dtype, d.L.out, ctx.o.device)
+                        : Buffer(d.red.dtype, d.L.out, ctx.o.device);
+  for (const auto& [row_name, i] : planned.rows) {
+    const CollectiveAlgorithm& algo = ctx.op.algorithms[i];
+    const Buffer& lib = library_result(d, algo.name);
+    Case c = d.make_case(row_name, Impl::hand, algo.run, out, algo.reads_peers);
+    c.check = [&out, &d, &lib] {
+      Mismatch m = compare(out, *d.exact, d.checked);
+      return Verdict{m.wrong, compare(out, lib, d.checked).wrong, m.first};
+    };
+    const Predicted& p = planned.predicted[i];
+    c.model = ctx.runner.direct() ? p.model.pulled() : p.model;
+    c.t_model_us = p.us;
+    if (row_name == kAuto) c.chose = algo.name;
+    c.time_scale = algo.time_scale;
+    if (algo.taught_T) {
+      c.taught_formula = algo.taught_formula;
+      c.taught_T_B = algo.taught_T(d.P, double(d.N * d.red.esize()));
+    }
+    Row row = ctx.runner.measure(d.shape, c);
+    if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
+    if (d.direct) row.buffers = d.direct->buffers();
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace commlab

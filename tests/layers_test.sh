@@ -1,0 +1,26 @@
+#!/bin/bash
+# The code's layers point only down (README.md, "What is here"): a folder
+# includes only folders above it in this order, never one below, so nothing
+# an algorithm uses depends on how the harness runs it. And the README's
+# table names every folder of the repository, and no folder that is gone.
+#   layers_test.sh SOURCE_DIR
+SRC=$1
+source "$(dirname "$0")/support/check_lib.sh"
+cd "$SRC" || exit 1
+LAYERS=(core collectives allreduce_algos operations harness analysis ps_sim lab)
+rank() { for i in "${!LAYERS[@]}"; do [ "${LAYERS[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
+for i in "${!LAYERS[@]}"; do
+  layer=${LAYERS[$i]}
+  up=""
+  while IFS= read -r line; do
+    file=${line%%:*} target=$(sed -n 's/.*#include "\([a-z_]*\)\/.*/\1/p' <<<"$line")
+    [ -n "$target" ] && [ "$(rank "$target")" -gt "$i" ] && up+="$file -> $target; "
+  done < <(grep -rn '#include "[a-z_]*/' "$layer" --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.def')
+  [ -z "$up" ] && ok "$layer/ includes only the layers above it" || fail "$layer/ includes a layer below it: $up"
+done
+# Every folder of the tree in the README's table, and every folder it names there.
+table=$(sed -n '/^## What is here/,/^## /p' README.md | sed -n 's/^| `\([^`]*\)\/` |.*/\1/p' | sort)
+tree=$(git ls-files | sed -n 's|^\([^/]*\)/.*|\1|p' | sort -u)
+[ "$table" = "$tree" ] && ok "README's layout names every folder of the tree: $(echo $tree)" \
+  || fail "README's layout and the tree differ: $(diff <(echo "$table") <(echo "$tree") | grep '^[<>]' | tr '\n' ' ')"
+finish
