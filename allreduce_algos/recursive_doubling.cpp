@@ -15,6 +15,7 @@
 // is folded first (fold.cpp: 2 steps and 2 x extra x N bytes more). Counts
 // below P change nothing: every message is the whole buffer.
 #include <cmath>
+#include <utility>
 
 #include "collectives/algorithm.hpp"
 
@@ -29,13 +30,22 @@ void allreduce_recursive_doubling(const CollectiveJob& job) {
   fold.fold_in(job, data, bytes);
   const int v = fold.virtual_rank(job.comm.rank());
   int step = fold.first_step();
+  // Each step sends this rank's buffer and reduces it with the partner's
+  // into the other of two (data and scratch, in turn): no buffer is written
+  // while the partner may still read it, so over direct access the partner's
+  // bytes are reduced straight from its memory, one pass a step.
+  char* mine = data;
+  char* other = static_cast<char*>(job.mem.scratch(bytes));
   job.comm.begin_phase(Phase::exchange);
   for (int bit = 1; bit < fold.p2; bit *= 2, ++step) {
     if (v < 0) continue;  // folded away: waits for the result
     const int partner = fold.real_rank(v ^ bit);
-    job.comm.sendrecv_reduce(partner, data, bytes, partner, job.mem.scratch(bytes), data, bytes,
-                             job.red, {step});
+    job.comm.watch(mine, bytes);  // --steps: the buffer that holds the last step's sum
+    job.comm.sendrecv_reduce_to(partner, mine, bytes, partner, other, mine, bytes, job.red, {step});
+    std::swap(mine, other);
   }
+  if (mine != data) job.mem.copy(data, mine, bytes);
+  job.comm.watch(data, bytes);
   fold.fold_out(job, data, bytes, step);
 }
 

@@ -31,6 +31,9 @@ struct Settings {
   std::vector<int> Ps;
   std::vector<size_t> sizes_B;
   int ranks_per_node = 1;
+  // The ranks share one GPU over direct access: the "link" is its memory,
+  // and a step's bytes are every rank's moved in it (time-model.md).
+  bool shared_gpu = false;
   LinkModel link;
   std::vector<const CollectiveAlgorithm*> algorithms;
   std::string left_out;  // algorithms "all" leaves out here, and why
@@ -199,10 +202,21 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
 // Each algorithm's figures at one P for N = 1 B, computed once: at_scale's
 // bytes grow in proportion to N and its steps do not depend on it, so a
 // long list of sizes at P = 2^20 costs no more than one.
+// On a shared GPU, from each algorithm's exact model at 1024 float32 a rank
+// (its steps and memory bytes grow alike with N): the memory bytes stand
+// for the port's, and nothing is reduced apart (a reduction's bytes are
+// among them).
 std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
   std::vector<ScaledTraffic> per_B;
-  for (const CollectiveAlgorithm* a : s.algorithms)
-    per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
+  for (const CollectiveAlgorithm* a : s.algorithms) {
+    if (!s.shared_gpu) {
+      per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
+      continue;
+    }
+    const size_t count = 1024 * size_t(P);
+    const Traffic t = a->model(P, count, 4, 0);
+    per_B.push_back({double(t.steps), double(memory_B(t)) / double(4 * count), 0});
+  }
   return per_B;
 }
 
@@ -217,12 +231,14 @@ void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_
     }
 }
 
-// The algorithms -a names ("all", or a list), those with a closed form.
-std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& text) {
+// The algorithms -a names ("all", or a list): those with a closed form, or
+// on a shared GPU (exact models, P <= 64) all of them.
+std::vector<const CollectiveAlgorithm*> chosen_algorithms(const std::string& text,
+                                                          bool shared_gpu) {
   static const auto allreduce = make_operation("allreduce");
   std::vector<std::string> known;
   for (const CollectiveAlgorithm& a : allreduce->algorithms)
-    if (a.at_scale) known.push_back(a.name);
+    if (a.at_scale || shared_gpu) known.push_back(a.name);
   Options picked;
   picked.program = "predict";
   if (text != "all")
@@ -259,6 +275,17 @@ void only_where_they_run(Settings& s, bool named) {
                      s.algorithms.end());
 }
 
+// --shared-gpu: the GPU given by hand (a step and its memory's bandwidth,
+// not a named link), P ranks on it, 64 at most.
+void on_a_shared_gpu(Settings& s, bool link_given) {
+  if (link_given)
+    throw UsageError("--shared-gpu: give the GPU by --alpha (a step) and --bandwidth (its memory)");
+  if (s.Ps.back() > 64)
+    throw UsageError(fmt::format("-P {}: ranks sharing one GPU, 64 at most", s.Ps.back()));
+  s.shared_gpu = true;
+  s.link.name = "shared-gpu";
+}
+
 // The command line, every input checked before anything is printed (the
 // --csv path too); nullopt after --help or --links.
 std::optional<Settings> parse(int argc, char** argv) {
@@ -267,7 +294,7 @@ std::optional<Settings> parse(int argc, char** argv) {
   std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", link_name, folder, csv;
   double factor = 4;
   std::optional<double> alpha_us, GBps, gamma_GBps;
-  bool list_links = false;
+  bool list_links = false, shared_gpu = false;
   Settings s;
   app.add_option("-P", ranks,
                  "P: a list of P or MIN:MAX (MIN, 2 MIN, 4 MIN, ... up to MAX), 1 to 2^20 "
@@ -298,6 +325,9 @@ std::optional<Settings> parse(int argc, char** argv) {
       ->type_name("LIST");
   app.add_option("--csv", csv, "write every prediction to FILE")->type_name("FILE");
   app.add_flag("--links", list_links, "list the named links, their figures and sources");
+  app.add_flag("--shared-gpu", shared_gpu,
+               "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
+               "GPU's memory (its copy GB/s); P up to 64");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -311,8 +341,9 @@ std::optional<Settings> parse(int argc, char** argv) {
     throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
   s.link = chosen_link(link_name, alpha_us, GBps, folder);
   if (gamma_GBps) s.link.gamma_GBps = *gamma_GBps;
-  s.algorithms = chosen_algorithms(algorithms);
-  only_where_they_run(s, algorithms != "all");
+  if (shared_gpu) on_a_shared_gpu(s, !link_name.empty() || !folder.empty() || gamma_GBps);
+  s.algorithms = chosen_algorithms(algorithms, shared_gpu);
+  if (!shared_gpu) only_where_they_run(s, algorithms != "all");
   if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
@@ -320,6 +351,12 @@ std::optional<Settings> parse(int argc, char** argv) {
 // The header says what is free: bytes between ranks on one node, not the
 // alpha of a step.
 std::string header(const Settings& s) {
+  if (s.shared_gpu)
+    return fmt::format(
+        "# predict: all-reduce, the ranks sharing one GPU over direct access: t = a step x steps + "
+        "every rank's bytes moved in the GPU's memory / its bandwidth (docs/time-model.md)\n"
+        "# a step {:g} us, the memory {:g} GB/s\n",
+        s.link.alpha_us, s.link.GBps);
   std::string h = fmt::format(
       "# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link + "
       "gamma x "

@@ -344,6 +344,9 @@ std::string against_library(const std::vector<Measurement>& rows) {
 
 std::vector<double> regressors(const Measurement& m) {
   if (!m.hand() || !m.model_steps || !m.model_critical_path_B) return {1.0, double(m.bytes)};
+  // Ranks sharing one GPU over direct access share its memory: a step's
+  // fixed cost, and every rank's bytes moved in memory (time-model.md).
+  if (m.shares_gpu_memory()) return {double(*m.model_steps), double(*m.memory_moved_B)};
   const bool across = m.nodes.value_or(1) > 1 && m.model_port_critical_B;
   return {double(*m.model_steps),
           double(across ? *m.model_port_critical_B : *m.model_critical_path_B),
@@ -376,12 +379,18 @@ Machine read_machine(const std::string& folder) {
     const auto end = line.rfind(" cores"), comma = line.rfind(", ", end);
     if (line.rfind("- cpu: ", 0) == 0 && end != std::string::npos && comma != std::string::npos)
       m.cores = std::max(0, std::atoi(line.c_str() + comma + 2));
+    // bench/gpu_sweep.sh's "- bandwidth (...), largest size: ... copy 4241.2 GB/s, ...".
+    const auto copy = line.find(": copy ");
+    if (line.rfind("- bandwidth", 0) == 0 && copy != std::string::npos)
+      m.gpu_copy_GBps = std::atof(line.c_str() + copy + 7);
   }
   return m;
 }
 
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
-                        const std::vector<std::string>& failed_cells, const Machine& machine) {
+                        const std::vector<std::string>& failed_cells, const Machine& machine,
+                        const Iterations& iterations) {
+  const std::string spread = distributions(rows, iterations);
   std::set<std::string> hosts;
   for (const Measurement& m : rows) hosts.insert(m.host);
   std::string on;
@@ -393,10 +402,12 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## Hand-written against the library\n\n{}\n"
       "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
       "## -a auto against MPI_Allreduce\n\n"
-      "auto's median time over the library's in the same run; the median of those over runs.\n{}{}",
+      "auto's median time over the library's in the same run; the median of those over "
+      "runs.\n{}{}{}",
       title, on.empty() ? "-" : on, formulas_summary(rows, machine),
       checks(rows) + failed(failed_cells), traffic(rows), timing(rows), against_library(rows),
-      fastest_allreduce(rows), auto_against_library(rows), open_mpi_sections(rows));
+      fastest_allreduce(rows), auto_against_library(rows), open_mpi_sections(rows),
+      spread.empty() ? "" : "\n## Distributions of the timed iterations\n\n" + spread);
 }
 
 }  // namespace commlab

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributions.hpp"
 #include "fit.hpp"
 #include "rows.hpp"
 
@@ -17,20 +18,27 @@ namespace commlab {
 struct Machine {
   std::optional<double> link_GBps;  // the links' ping-pong at its largest message (links.csv)
   int cores = 0;                    // a node's cores (machine.md's cpu line); 0: not known
+  // The GPU's copy bandwidth at its largest size (machine.md, gpu_sweep.sh's
+  // bandwidth line), beside the fitted memory bandwidth of ranks sharing it.
+  std::optional<double> gpu_copy_GBps;
 };
 Machine read_machine(const std::string& folder);
 
 // `failed_cells`: sweep cells that did not finish (cells.tsv), listed under
 // the checks; `machine`: the links' bandwidth, beside the fitted 1/beta, and
 // the cores, which bound the fit's domain on one node.
+// `iterations`: every row's timed iterations, where the folder has them
+// (iterations.csv: --times), for the distributions' outliers.
 std::string make_report(const std::vector<Measurement>& rows, const std::string& title,
                         const std::vector<std::string>& failed_cells = {},
-                        const Machine& machine = {});
+                        const Machine& machine = {}, const Iterations& iterations = {});
 
 // The regressors of the time model for a row (fit.hpp). Hand-written: steps,
 // bytes and reduced bytes, where the bytes are those through the busiest
 // node's port when the ranks ran on several nodes, else those along the
-// critical path (one node, or files older than the column). Library: 1, N.
+// critical path (one node, or files older than the column); ranks sharing
+// one GPU over direct access: steps and the bytes moved in its memory.
+// Library: 1, N.
 std::vector<double> regressors(const Measurement& m);
 
 // The first screen's rows: from this size the network decides the time, and

@@ -74,7 +74,10 @@ Outputs make_outputs(const fs::path& folder, std::vector<std::string> files) {
       failed.push_back(line);
     }
   const commlab::Machine machine = commlab::read_machine(folder.string());
-  return {commlab::make_report(rows, folder.filename().string(), failed, machine),
+  const fs::path times = folder / "iterations.csv";
+  const commlab::Iterations iterations =
+      fs::exists(times) ? commlab::read_iterations(times.string()) : commlab::Iterations{};
+  return {commlab::make_report(rows, folder.filename().string(), failed, machine, iterations),
           model_csv(commlab::fitted_times(rows, machine))};
 }
 

@@ -130,6 +130,14 @@ Measurement to_measurement(const RowCells& c) {
   m.model_port_critical_B = c.count(Col::model_port_critical_B);
   m.model_reduced_max_B = c.count(Col::model_reduced_max_rank_B);
   m.memory_moved_B = c.count(Col::memory_moved_B);
+  if (auto k = c.count(Col::ranks_per_gpu)) m.ranks_per_gpu = int(std::min<uint64_t>(*k, m.P));
+  m.p90_us = c.number(Col::t_p90_us), m.p99_us = c.number(Col::t_p99_us);
+  m.ci_lo_us = c.number(Col::t_median_ci_lo_us), m.ci_hi_us = c.number(Col::t_median_ci_hi_us);
+  m.rank_spread = c.number(Col::rank_spread), m.slowest_share = c.number(Col::slowest_share);
+  if (auto r = c.count(Col::slowest_rank)) m.slowest_rank = int(std::min<uint64_t>(*r, m.P - 1));
+  m.busy_at_start = c.number(Col::busy_at_start);
+  if (auto k = c.count(Col::cores_per_node))
+    m.cores_per_node = int(std::min<uint64_t>(*k, 1 << 20));
   m.traffic = word(parse_traffic_check, c.text(Col::traffic), c.where());
   // The run's transport; in files older than its column, a hand-written
   // row's own is its run's, and a library row's is found by name_fabrics.

@@ -2,6 +2,7 @@
 // in core/results.cpp) with the fccp parser, or from their JSON Lines with
 // nlohmann's.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -44,6 +45,15 @@ struct Measurement {
   // What every rank's copies and reductions read and wrote in one call,
   // summed (the direct transport's hand-written rows; absent elsewhere).
   std::optional<uint64_t> memory_moved_B;
+  std::optional<int> ranks_per_gpu;  // GPU rows: the most ranks on one GPU
+  // The iterations' distribution (absent from older files): p90, p99, the
+  // median's 95% interval, the spread between ranks, the slowest rank and
+  // how often; and the machine at start: the share of its CPUs busy with
+  // other work, its cores.
+  std::optional<double> p90_us, p99_us, ci_lo_us, ci_hi_us, rank_spread, slowest_share;
+  std::optional<int> slowest_rank;
+  std::optional<double> busy_at_start;
+  std::optional<int> cores_per_node;
   std::string taught_formula;
   std::optional<double> taught_T_B;
   Check check = Check::off;
@@ -52,6 +62,24 @@ struct Measurement {
   int line = 0;                               // in its file, for messages
 
   bool hand() const { return impl == Impl::hand; }
+  // Too noisy to judge a model by: its median's 95% interval spans more than
+  // kNoisyWidth of it, so a 15% miss cannot be told from noise (docs/sweeps.md).
+  static constexpr double kNoisyWidth = 0.3;
+  bool noisy() const {
+    return ci_lo_us && ci_hi_us && t_median_us > 0 &&
+           (*ci_hi_us - *ci_lo_us) / t_median_us > kNoisyWidth;
+  }
+  // More ranks on its nodes than they have cores (where the row says its cores).
+  bool oversubscribed() const {
+    const int n = std::max(1, nodes.value_or(1));
+    return cores_per_node && (P + n - 1) / n > *cores_per_node;
+  }
+  // A hand-written row over direct access whose ranks shared one GPU (or
+  // that an older file counted on a GPU without saying how it was shared).
+  bool shares_gpu_memory() const {
+    return hand() && device == "cuda" && run_transport == "direct" && memory_moved_B &&
+           ranks_per_gpu.value_or(2) > 1;
+  }
   // Where its bytes moved: "host", "cuda", "host, direct", "host, direct,
   // registered". Fits and tables keep fabrics apart: a copy between mapped
   // buffers and an MPI message are different machines, and a run that copies

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "harness/tuned.hpp"
@@ -12,18 +13,21 @@ namespace commlab {
 
 namespace {
 
-// A row that forced one of Open MPI's algorithms (MPI_Allreduce:ring), and
-// was right: its call and Open MPI's number for the algorithm.
-struct Forced {
+// A right row of one of Open MPI's library calls: the call, and the number
+// of the algorithm it forced (0: none, Open MPI's own choice, as in its rules
+// files, where 0 sends the call back to the fixed decision).
+struct Library {
   const TunedCall* call = nullptr;
   int number = 0;
 };
-Forced forced(const Measurement& m) {
+Library library(const Measurement& m) {
+  if (m.impl != Impl::mpi || m.check == Check::fail) return {};
   const size_t colon = m.algorithm.find(':');
-  if (m.impl != Impl::mpi || colon == std::string::npos || m.check == Check::fail) return {};
   const TunedCall* call = tuned_call(m.algorithm.substr(0, colon));
   if (!call) return {};
-  return {call, tuned_number(*call, m.algorithm.substr(colon + 1))};
+  if (colon == std::string::npos) return {call, 0};
+  const int number = tuned_number(*call, m.algorithm.substr(colon + 1));
+  return number ? Library{call, number} : Library{};
 }
 
 // Where the choice changes between two measured sizes a < b, the rule
@@ -33,60 +37,103 @@ uint64_t boundary_B(uint64_t a, uint64_t b) {
   return std::min(std::max(mid, a + 1), b);
 }
 
-struct Best {
-  double t_median_us;
-  int number;
+// One algorithm at one call, P and size, over every launch that ran it: the
+// least median, and the 95% interval of the median widened to hold every
+// launch's (unknown where a row has none: an older file).
+struct Interval {
+  double median_us = INFINITY, lo_us = INFINITY, hi_us = 0;
+  bool known = true;
+  void add(const Measurement& m) {
+    median_us = std::min(median_us, m.t_median_us);
+    known = known && m.ci_lo_us && m.ci_hi_us;
+    if (known) lo_us = std::min(lo_us, *m.ci_lo_us), hi_us = std::max(hi_us, *m.ci_hi_us);
+  }
+  std::string text() const {
+    return known ? fmt::format("{:.1f} us [{:.1f}, {:.1f}]", median_us, lo_us, hi_us)
+                 : fmt::format("{:.1f} us (no interval)", median_us);
+  }
 };
-// call -> P -> bytes -> the fastest forced algorithm's median time (the least
-// over repeated runs of the same algorithm too).
-using Table = std::map<const TunedCall*, std::map<int, std::map<uint64_t, Best>>>;
+using Size = std::map<int, Interval>;  // algorithm number (0: the default) -> its interval
+using Table = std::map<const TunedCall*, std::map<int, std::map<uint64_t, Size>>>;
 
-std::string call_rules(const TunedCall& call, const std::map<int, std::map<uint64_t, Best>>& by_P) {
+// The algorithm a size's rule names, and why, for the comment beside it: the
+// fastest forced one only where its whole interval is below the default's
+// (the medians' intervals do not overlap), else Open MPI's own choice.
+std::pair<int, std::string> choose(const TunedCall& call, const Size& size) {
+  int best = 0;
+  for (const auto& [number, t] : size)
+    if (number && (!best || t.median_us < size.at(best).median_us)) best = number;
+  const auto def = size.find(0);
+  if (!best) return {0, "only the default measured"};
+  const std::string name = call.algorithms.at(best - 1);
+  const Interval& b = size.at(best);
+  if (def == size.end())
+    return {0, fmt::format("{} {}, the default not measured: kept", name, b.text())};
+  const Interval& d = def->second;
+  const std::string both = fmt::format("{} {} against the default {}", name, b.text(), d.text());
+  if (b.known && d.known && b.hi_us < d.lo_us) return {best, both + ": faster beyond the noise"};
+  return {0, both + ": not faster beyond the noise, the default kept"};
+}
+
+std::string call_rules(const TunedCall& call, const std::map<int, std::map<uint64_t, Size>>& by_P) {
   std::string text = fmt::format("{}  # {} (coll_tuned_{}_algorithm)\n{}  # communicator sizes\n",
                                  call.rules_id, call.mpi_call, call.tuned, by_P.size());
   for (const auto& [P, by_size] : by_P) {
+    std::string evidence;
     std::vector<std::pair<uint64_t, int>> rules;  // from bytes, algorithm
     uint64_t last_B = 0;
-    for (const auto& [bytes, best] : by_size) {
+    for (const auto& [bytes, size] : by_size) {
+      const auto [number, why] = choose(call, size);
+      evidence += fmt::format("#   P = {}, {} B: {}\n", P, bytes, why);
       if (rules.empty())
-        rules.emplace_back(0, best.number);
-      else if (best.number != rules.back().second)
-        rules.emplace_back(boundary_B(last_B, bytes), best.number);
+        rules.emplace_back(0, number);
+      else if (number != rules.back().second)
+        rules.emplace_back(boundary_B(last_B, bytes), number);
       last_B = bytes;
     }
-    text += fmt::format("{}  # P\n{}  # message sizes\n", P, rules.size());
+    text += evidence + fmt::format("{}  # P\n{}  # message sizes\n", P, rules.size());
     for (const auto& [from_B, number] : rules)
       text += fmt::format("{} {} 0 0  # from {} B: {}\n", from_B, number, from_B,
-                          call.algorithms.at(number - 1));
+                          number ? call.algorithms.at(number - 1) : "Open MPI's own choice");
   }
   return text;
 }
 
-}  // namespace
-
-std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::string& source) {
+Table tabulate(const std::vector<Measurement>& rows, const std::string& source) {
   Table table;
   const Measurement* first = nullptr;  // a rules file knows only the call, P and bytes
+  std::set<const TunedCall*> forced;
   for (const Measurement& m : rows) {
-    const Forced f = forced(m);
-    if (!f.number) continue;
+    const Library l = library(m);
+    if (!l.call) continue;
     if (!first) first = &m;
     if (std::tie(m.device, m.dtype, m.op) != std::tie(first->device, first->dtype, first->op))
       throw ReportError(fmt::format(
           "{}: rows of {} {} {} beside {} {} {}: a rules file picks by call, P and size alone, so "
           "give it the rows of one device, dtype and op",
           source, m.device, m.dtype, m.op, first->device, first->dtype, first->op));
-    auto [at, fresh] = table[f.call][m.P].try_emplace(m.bytes, Best{m.t_median_us, f.number});
-    if (!fresh && m.t_median_us < at->second.t_median_us) at->second = {m.t_median_us, f.number};
+    if (l.number) forced.insert(l.call);
+    table[l.call][m.P][m.bytes][l.number].add(m);
   }
-  if (table.empty())
+  if (forced.empty())
     throw ReportError(source + ": no row forced one of Open MPI's algorithms (--mpi-algorithm)");
+  for (auto it = table.begin(); it != table.end();)  // a call of default rows alone
+    it = forced.count(it->first) ? std::next(it) : table.erase(it);
+  return table;
+}
+
+}  // namespace
+
+std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::string& source) {
+  const Table table = tabulate(rows, source);
   std::string text = fmt::format(
       "# Open MPI's dynamic rules (coll_tuned_dynamic_rules_filename), written by report --rules\n"
-      "# from {}: for each call and P, the fastest of its forced algorithms at each size\n"
-      "# measured, from halfway (on a log scale) between two sizes where the choice changes.\n"
-      "# Each rule: message size in bytes, algorithm, fan-in/out and segment size (0: Open "
-      "MPI's).\n"
+      "# from {}: for each call, P and size measured, Open MPI's own choice (algorithm 0)\n"
+      "# unless the fastest forced algorithm is faster beyond the noise: the 95% interval of\n"
+      "# its median (over every launch) wholly below the default's. A rule starts halfway (on\n"
+      "# a log scale) between two sizes where the choice changes. The evidence for each size is\n"
+      "# above its P's rules. Each rule: message size in bytes, algorithm, fan-in/out and\n"
+      "# segment size (0: Open MPI's).\n"
       "{}  # collectives\n",
       source, table.size());
   for (const auto& [call, by_P] : table) text += call_rules(*call, by_P);

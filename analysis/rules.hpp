@@ -1,6 +1,7 @@
 // report --rules FOLDER: Open MPI's dynamic rules file (harness/tuned.hpp)
 // from the rows of a sweep that forced each of its algorithms in turn
-// (--mpi-algorithm): for each MPI call and P, the fastest at each size.
+// (--mpi-algorithm) beside its default: for each MPI call, P and size, the
+// default unless a forced algorithm is faster beyond the noise.
 #pragma once
 #include <string>
 #include <vector>

@@ -7,11 +7,13 @@
 // two children's N through one link; master-worker's root carries both
 // phases, twice the taught (P-1)N).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/stats.hpp"
@@ -24,6 +26,7 @@ namespace commlab {
 namespace {
 
 constexpr double kWithin = 0.15;  // a row the model predicts closer than this is one it holds for
+constexpr double kBusy = 0.25;    // a machine this busy with other work at start is said to be
 
 using Rows = std::vector<const Measurement*>;
 
@@ -42,8 +45,9 @@ struct Domain {
   bool by_node = false;  // some rows had one rank per node: fit only those
   int cores = 0;         // else, where known: fit the rows with a core per rank
   bool holds(const Measurement& m) const {
-    if (m.bytes < kLargeMessage_B) return false;
-    return by_node ? one_per_node(m) : cores == 0 || ranks_on_a_node(m) <= cores;
+    if (m.bytes < kLargeMessage_B || m.noisy()) return false;
+    const int c = m.cores_per_node.value_or(cores);
+    return by_node ? one_per_node(m) : c == 0 || ranks_on_a_node(m) <= c;
   }
   const char* fitted() const {
     return by_node ? "(one rank per node, fitted)"
@@ -97,7 +101,7 @@ std::string ps_of(const Rows& ms) {
 // One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
 // how many the model predicts within kWithin, the worst and the median miss.
 void verdict(MarkdownTable& table, const std::string& algorithm, const std::string& where,
-             const Rows& ms, const Fit& f) {
+             const Rows& ms, const Fit& f, bool conclusive) {
   if (ms.empty()) return;
   std::vector<double> misses;
   const Measurement* worst = nullptr;
@@ -108,7 +112,10 @@ void verdict(MarkdownTable& table, const std::string& algorithm, const std::stri
   const auto within =
       std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
   table.add_row(algorithm, ps_of(ms) + " " + where,
-                fmt::format("{} ({} of {})", within == long(misses.size()) ? "**yes**" : "no",
+                fmt::format("{} ({} of {})",
+                            !conclusive                     ? "cannot tell"
+                            : within == long(misses.size()) ? "**yes**"
+                                                            : "no",
                             within, misses.size()),
                 fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100, worst->P,
                             human_bytes(worst->bytes)),
@@ -157,6 +164,19 @@ std::string growth(const Key& key, const Rows& ms, const Fit& f) {
   }
   std::string s = fmt::format("\n**{}**, N = {}: time at P over time at P = {}\n\n{}", name_of(key),
                               human_bytes(base.bytes), P0, table.str());
+  std::vector<int> crowded, noisy;
+  for (const Measurement* m : rows) {
+    if (m->oversubscribed()) crowded.push_back(m->P);
+    if (m->noisy()) noisy.push_back(m->P);
+  }
+  if (!crowded.empty())
+    s += fmt::format(
+        "\nAt P = {} there were more ranks than cores: that growth is the cores', "
+        "not only the algorithm's.",
+        fmt::join(crowded, ", "));
+  if (!noisy.empty())
+    s += fmt::format("\nAt P = {} the row is too noisy to judge (docs/sweeps.md).",
+                     fmt::join(noisy, ", "));
   const Measurement& top = *rows.back();
   const double measured = top.t_median_us / base.t_median_us,
                told = taught(base) > 0 ? taught(top) / taught(base) : 0;
@@ -199,7 +219,7 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
 }
 
 // What the first screen's fit is, what it is fitted to, and what it is asked.
-std::string summary_prose() {
+std::string summary_prose(bool gpu_memory) {
   const std::string large = human_bytes(kLargeMessage_B);
   return fmt::format(
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x "
@@ -212,17 +232,41 @@ std::string summary_prose() {
       "each algorithm's rows of {0} or more within {1}? A row's time is its median call (an "
       "emulated link's stalls make some calls slower; the mean, with busbw, is in the tables "
       "below). Rows outside the fit are predicted "
-      "too, and shown apart. The fitted 1/beta is beside the links' measured ping-pong "
+      "too, and shown apart. A miss is (model - measured) / measured: +20% is a model 20% "
+      "slower than the run, -20% one 20% faster; the worst is the largest either way. The fitted "
+      "1/beta is beside the links' measured ping-pong "
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
       "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
       "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two "
-      "apart.\n\n",
-      large, percent(kWithin));
+      "apart.{2}\n\n",
+      large, percent(kWithin),
+      gpu_memory ? " Where the ranks shared one GPU over direct access the resource is its "
+                   "memory, not a port: t = a step's cost x steps + every rank's bytes moved in "
+                   "memory (memory_moved_B) / the memory's bandwidth, beside the GPU's copy "
+                   "bandwidth (machine.md)."
+                 : "");
+}
+
+// A fit of ranks sharing a GPU's memory: a step's cost, the memory's bandwidth.
+std::string gpu_memory_line(const Data& data, const Fit& f, std::optional<double> copy_GBps) {
+  const std::string copy = copy_GBps ? fmt::format("{:.0f} GB/s", *copy_GBps) : "not measured";
+  const std::string vs =
+      copy_GBps && f.at(1) > 0
+          ? fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *copy_GBps - 1) * 100)
+          : "";
+  return fmt::format(
+      "- **{} {}**: a step {:.1f} us, the GPU's memory {} (its copy: {}{}); R^2 {:.3f}; "
+      "leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+      data.first, data.second, f.at(0),
+      f.at(1) > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / f.at(1)) : std::string("-"), copy, vs, f.r2,
+      f.loo_max * 100, f.loo_median * 100, f.n);
 }
 
 // One line per fabric and dtype: the fitted alpha, 1/beta beside the links'
 // ping-pong, 1/gamma, and how well the fit predicts.
-std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> link_GBps) {
+std::string fitted_lines(const std::map<Data, Fit>& fits, const std::set<Data>& gpu_memory,
+                         const Machine& machine) {
+  const std::optional<double> link_GBps = machine.link_GBps;
   auto rate = [](double per_B) {
     return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-");
   };
@@ -236,6 +280,10 @@ std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> 
           data.first, data.second, human_bytes(kLargeMessage_B), measured);
       continue;
     }
+    if (gpu_memory.count(data)) {
+      s += gpu_memory_line(data, f, machine.gpu_copy_GBps);
+      continue;
+    }
     std::string link = measured;
     if (link_GBps && f.at(1) > 0)
       link += fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *link_GBps - 1) * 100);
@@ -247,6 +295,56 @@ std::string fitted_lines(const std::map<Data, Fit>& fits, std::optional<double> 
         f.loo_median * 100, f.n);
   }
   return s;
+}
+
+}  // namespace
+
+namespace {
+
+// What the first screen says before any verdict: the rows it left out as
+// noise, and what the machine was doing (busy with other work at start,
+// more ranks than cores): a verdict from such rows would be the machine's,
+// not the formula's.
+// What the first screen says about the run's conditions, and whether the
+// verdicts may conclude: not from a machine busy with other work, nor when
+// more than half the large rows were too noisy to judge.
+struct Conditions {
+  std::string text;
+  bool conclusive = true;
+};
+
+Conditions conditions(const std::vector<Measurement>& rows, const Rows& large, const Rows& noisy) {
+  std::string s;
+  double busy = 0;
+  std::set<int> crowded;
+  for (const Measurement& m : rows) {
+    busy = std::max(busy, m.busy_at_start.value_or(0));
+    if (m.oversubscribed()) crowded.insert(m.P);
+  }
+  const bool busy_machine = busy > kBusy;
+  if (busy_machine)
+    s += fmt::format(
+        "\n**The machine was busy with other work** when a run started: {:.0f}% of its CPUs "
+        "(over {:.0f}% makes every time the machine's as much as the algorithm's). **Cannot "
+        "conclude**: the verdicts below say `cannot tell`; run again on a quiet machine.\n",
+        busy * 100, kBusy * 100);
+  if (!crowded.empty())
+    s += fmt::format(
+        "\n**More ranks than cores** at P = {}: ranks took turns on the cores; rows of one rank "
+        "per node are fitted where there are any, else those with a core each.\n",
+        fmt::join(crowded, ", "));
+  if (noisy.empty()) return {s, !busy_machine};
+  s += fmt::format(
+      "\n**{} of the {} rows of {} or more were too noisy to judge** (their median's 95% "
+      "interval spans more than {:.0f}% of it, so a {} miss cannot be told from noise): left "
+      "out of the fit and the verdicts.",
+      noisy.size(), large.size(), human_bytes(kLargeMessage_B), Measurement::kNoisyWidth * 100,
+      percent(kWithin));
+  const bool too_noisy = noisy.size() * 2 > large.size();
+  if (too_noisy)
+    s += " **Too noisy to conclude**: more than half the rows are; the verdicts below say "
+         "`cannot tell`; run again on a quiet machine.";
+  return {s + "\n", !busy_machine && !too_noisy};
 }
 
 }  // namespace
@@ -270,19 +368,32 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
   auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
-  std::string s =
-      "## Do the formulas hold?\n\n" + summary_prose() + fitted_lines(fits, machine.link_GBps);
+  std::set<Data> gpu_memory;
+  for (const auto& [key, ms] : groups)
+    if (!ms.empty() && ms.front()->shares_gpu_memory())
+      gpu_memory.insert({std::get<2>(key), std::get<3>(key)});
+  std::string s = "## Do the formulas hold?\n\n" + summary_prose(!gpu_memory.empty()) +
+                  fitted_lines(fits, gpu_memory, machine);
   const std::string large = human_bytes(kLargeMessage_B);
   MarkdownTable table({"algorithm", "P",
-                       fmt::format("model within {}, N >= {}", percent(kWithin), large), "worst",
-                       "median miss"});
+                       fmt::format("model within {}, N >= {}", percent(kWithin), large),
+                       "worst miss (model - measured)", "median miss"});
+  Rows noisy, big;
+  for (const auto& [key, ms] : groups)
+    for (const Measurement* m : ms)
+      if (m->bytes >= kLargeMessage_B) {
+        big.push_back(m);
+        if (m->noisy()) noisy.push_back(m);
+      }
+  const Conditions said = conditions(rows, big, noisy);
   for (const auto& [key, ms] : groups) {
     Rows in, out;
     for (const Measurement* m : ms)
-      if (m->bytes >= kLargeMessage_B) (domain.holds(*m) ? in : out).push_back(m);
-    verdict(table, name_of(key), domain.fitted(), in, fit_for(key));
-    verdict(table, name_of(key), domain.apart(), out, fit_for(key));
+      if (m->bytes >= kLargeMessage_B && !m->noisy()) (domain.holds(*m) ? in : out).push_back(m);
+    verdict(table, name_of(key), domain.fitted(), in, fit_for(key), said.conclusive);
+    verdict(table, name_of(key), domain.apart(), out, fit_for(key), said.conclusive);
   }
+  s += said.text;
   s += "\n" + table.str();
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));

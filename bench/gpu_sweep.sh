@@ -16,8 +16,29 @@ export OUT=${OUT:-results/$RUN}
 export PS=${PS:-"1 2 4"} SIZES=${SIZES:-4:64M} DEVICES=${DEVICES:-cuda}
 BIN=${BIN:-build/bin}
 [ -x "$BIN/gpu_bandwidth" ] || { echo "error: $BIN/gpu_bandwidth is missing: build with CUDA (nvcc on PATH)" >&2; exit 2; }
-"$BIN/gpu_bandwidth" -m 1M -i 1 >/dev/null 2>"$OUT.probe" || { echo "$(cat "$OUT.probe")" >&2; rm -f "$OUT.probe"; exit 2; }
-rm -f "$OUT.probe"
+probe=$(mktemp)
+"$BIN/gpu_bandwidth" -m 1M -i 1 >/dev/null 2>"$probe" || { cat "$probe" >&2; rm -f "$probe"; exit 2; }
+rm -f "$probe"
+mkdir -p "$(dirname "$OUT")"
+
+# Ranks that share a GPU need the MPS control daemon, or every kernel waits
+# for a context switch (docs/gpu.md): started here for the sweep when more
+# ranks than GPUs will run and it is not running, and stopped at the end
+# (only what this script started). MPS=no leaves it alone.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+most=$(tr ' ' '\n' <<<"$PS" | sort -n | tail -1)
+pipe=${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}
+if [ "${MPS:-yes}" != no ] && [ "${gpus:-0}" -ge 1 ] && [ "$most" -gt "$gpus" ] && [ ! -p "$pipe/control" ] \
+   && command -v nvidia-cuda-mps-control >/dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=${CUDA_MPS_LOG_DIRECTORY:-/tmp/nvidia-mps-log}
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    echo "== MPS control daemon started for the sweep (up to $most ranks on $gpus GPU(s)); stopped at the end"
+    trap 'echo quit | nvidia-cuda-mps-control' EXIT
+  else
+    echo "warning: could not start the MPS control daemon: ranks sharing a GPU take turns" >&2
+  fi
+fi
 
 FRESH=1 bash bench/sweep.sh
 rc=$?

@@ -8,6 +8,10 @@
                      report's fitted model (model.csv) and the taught formula's growth
   fastest_vs_size.png  per P and size, the fastest all-reduce algorithm measured,
                      beside the one the time model predicted
+  distributions.png  where the sweep kept every iteration (iterations.csv): per
+                     all-reduce algorithm, a box of its iterations' times (each
+                     the slowest rank's) at the largest P, for up to four sizes;
+                     whiskers at 1.5 IQR, the points beyond them the outliers
 """
 import csv
 import math
@@ -206,6 +210,42 @@ def fastest_vs_size(rows, folder):
     plt.close(fig)
 
 
+def iteration_times(folder):
+    """(program, algorithm, P, bytes) -> each iteration's time: its slowest rank's."""
+    path = folder / "iterations.csv"
+    if not path.exists():
+        return {}
+    slowest = defaultdict(dict)
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            key = (r["program"], r["algorithm"], int(r["P"]), int(r["bytes"]))
+            i = (r["date"], int(r["iteration"]))  # launches apart
+            slowest[key][i] = max(slowest[key].get(i, 0.0), float(r["t_us"]))
+    return {k: list(v.values()) for k, v in slowest.items()}
+
+
+def distributions(folder):
+    times = {k: v for k, v in iteration_times(folder).items() if is_allreduce(k[0])}
+    if not times:
+        return
+    P = max(k[2] for k in times)
+    sizes = sorted({k[3] for k in times if k[2] == P})
+    picked = sorted({sizes[round(i * (len(sizes) - 1) / 3)] for i in range(4)}) if sizes else []
+    fig, axes = plt.subplots(1, len(picked), figsize=(4.5 * len(picked), 4.5), squeeze=False)
+    for ax, size in zip(axes[0], picked):
+        at = sorted((k[1], v) for k, v in times.items() if k[2] == P and k[3] == size)
+        ax.boxplot([v for _, v in at], whis=1.5, flierprops={"markersize": 3})
+        ax.set_xticks(range(1, len(at) + 1))
+        ax.set_xticklabels([a for a, _ in at], rotation=60, ha="right", fontsize=7)
+        ax.set_yscale("log")
+        ax.set_title(f"P = {P}, {size} B")
+        ax.set_ylabel("time of an iteration (us)")
+    fig.suptitle("all-reduce: every timed iteration (its slowest rank), 1.5 IQR whiskers")
+    fig.tight_layout()
+    fig.savefig(folder / "distributions.png", dpi=80)
+    plt.close(fig)
+
+
 def main(folder):
     folder = Path(folder)
     rows = load(folder)
@@ -216,6 +256,7 @@ def main(folder):
     by_size(rows, folder, "busbw_GBps", "bus bandwidth (GB/s)", "busbw_vs_size.png", False)
     time_vs_P(rows, folder)
     fastest_vs_size(rows, folder)
+    distributions(folder)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ one() {  # ranks, then ps_sim's flags
   runs=$((runs + 1))
   printf '%-60s' "np=$np $*"
   # shellcheck disable=SC2086
-  if timeout 600 mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$np" "$BIN/ps_sim" -M "$MODEL" -b "$BATCH" \
+  if timeout 600 mpirun --oversubscribe $MPIRUN_FLAGS -np "$np" "$BIN/ps_sim" -M "$MODEL" -b "$BATCH" \
        -i "$ITERS" --csv "$work/ps.csv" --loss-csv "$work/loss.csv" "$@" >"$work/last.log" 2>&1; then
     tail -n +5 "$work/last.log" | head -1 | awk '{printf "%9s us/iter  %s\n", $6, $NF}'
   else

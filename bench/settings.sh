@@ -71,8 +71,8 @@ set_up_launch() {
   if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
   # shellcheck disable=SC2086
   case $LAUNCH in
-    mpirun) launch_line="mpirun -q --oversubscribe $MPIRUN_FLAGS -np P"
-            launch() { mpirun -q --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
+    mpirun) launch_line="mpirun --oversubscribe $MPIRUN_FLAGS -np P"
+            launch() { mpirun --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
     srun)   check_srun_mpi
             launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
             # Each cell asks for its own P; the job's --ntasks-per-node would only

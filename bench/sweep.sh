@@ -25,7 +25,7 @@ SIZES=${SIZES:-4:16M}                       # -m MIN:MAX
 FACTOR=${FACTOR:-4}                         # -f between sizes
 DTYPES=${DTYPES:-float32}
 DEVICES=${DEVICES:-host}
-ITERS=${ITERS:-20}
+ITERS=${ITERS:-auto}  # auto: the programs' own, 100 below 1 MiB (a p99 needs them), 20 above
 WARMUP=${WARMUP:-5}
 EXTRA=${EXTRA:-}                            # more flags for every program, e.g. "-r 1"
 LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
@@ -46,6 +46,12 @@ for prog in $PROGRAMS; do
 done
 [ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
+[[ $ITERS =~ ^(auto|[1-9][0-9]*)$ ]] || die "ITERS must be auto or a count of iterations, not '$ITERS'"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a count of iterations, not '$WARMUP'"
+# SIZES and FACTOR as the programs read them (predict parses -m and -f alike, without MPI).
+if ! why=$("$BIN/predict" -m "$SIZES" -f "$FACTOR" -P 2 --alpha 1 --bandwidth 1 2>&1 >/dev/null); then
+  die "SIZES=$SIZES FACTOR=$FACTOR: ${why#error: }"
+fi
 set_up_launch
 check_mpi_library "$BIN"
 find_python
@@ -87,10 +93,12 @@ for i in "${!cells[@]}"; do
     continue
   fi
   t0=$SECONDS ran=$((ran + 1))
-  rm -f "$OUT/cells/$name.csv" "$OUT/cells/$name.jsonl"
+  rm -f "$OUT/cells/$name.csv" "$OUT/cells/$name.jsonl" "$OUT/cells/$name.iterations.csv"
+  iters=(); [ "$ITERS" = auto ] || iters=(-i "$ITERS")
   # shellcheck disable=SC2086
-  launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" -i "$ITERS" -x "$WARMUP" $EXTRA \
-    --csv "$OUT/cells/$name.csv" --json "$OUT/cells/$name.jsonl" >"$OUT/cells/$name.log" 2>&1
+  launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" "${iters[@]}" -x "$WARMUP" $EXTRA \
+    --csv "$OUT/cells/$name.csv" --json "$OUT/cells/$name.jsonl" \
+    --times "$OUT/cells/$name.iterations.csv" >"$OUT/cells/$name.log" 2>&1
   rc=$?
   grep -v "^$cell	" "$OUT/cells.tsv" >"$OUT/cells.tsv.new"
   if [ $rc = 0 ]; then
@@ -109,12 +117,20 @@ done
 # One CSV and one JSON Lines file of every cell's rows (those of failed cells
 # included: they say FAIL).
 shopt -s nullglob
-parts=("$OUT"/cells/*.csv)
+parts=() times=()
+for f in "$OUT"/cells/*.csv; do
+  if [[ $f == *.iterations.csv ]]; then times+=("$f"); else parts+=("$f"); fi
+done
+merge() {  # INTO FILE...: one header, every file's rows
+  local into=$1; shift
+  { head -1 "$1"; for f in "$@"; do tail -n +2 "$f"; done; } >"$into.new" && mv "$into.new" "$into"
+}
 if [ ${#parts[@]} -gt 0 ]; then
-  { head -1 "${parts[0]}"; for f in "${parts[@]}"; do tail -n +2 "$f"; done; } >"$OUT/rows.csv.new"
-  mv "$OUT/rows.csv.new" "$OUT/rows.csv"
+  merge "$OUT/rows.csv" "${parts[@]}"
   cat "$OUT"/cells/*.jsonl >"$OUT/rows.jsonl.new" 2>/dev/null && mv "$OUT/rows.jsonl.new" "$OUT/rows.jsonl"
 fi
+# Every timed iteration of every rank (--times), for the report's distributions.
+[ ${#times[@]} -gt 0 ] && merge "$OUT/iterations.csv" "${times[@]}"
 # A job given several nodes whose runs all stayed on one (a launcher that
 # ignores the allocation) measured something else: say so, and fail.
 if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] && [ -s "$OUT/rows.csv" ]; then

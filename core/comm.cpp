@@ -1,6 +1,7 @@
 #include "comm.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 #include "direct_transport.hpp"
 #include "names.hpp"
@@ -13,10 +14,10 @@ Comm::Comm(MPI_Comm comm)
 
 Comm::Comm(Transport& transport, Memory& mem) : mem_(&mem), t_(&transport) {}
 
-void Comm::use(Memory& mem, TransportKind kind) {
+void Comm::use(Memory& mem, TransportKind kind, Signals signals) {
   if (!owned_) throw std::logic_error("Comm::use: only a Comm over MPI changes its transport");
   // A new transport even for the same kind: an MPI transport keeps the Memory it syncs.
-  owned_ = kind == TransportKind::direct ? make_direct_transport(t_->mpi(), mem)
+  owned_ = kind == TransportKind::direct ? make_direct_transport(t_->mpi(), mem, signals)
                                          : make_mpi_transport(t_->mpi(), kind, mem);
   t_ = owned_.get();
   mem_ = &mem;
@@ -62,18 +63,9 @@ void Comm::receiving(int from, size_t bytes, Step step, Landing landing) {
 }
 
 void Comm::exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                    const Reduction* red, void* acc) {
+                    const Reduction* red, void* acc, const void* mine) {
   if (!red) return t_->exchange(to, s, sbytes, from, r, rbytes, nullptr);
-  // The lambda holds one pointer, so std::function keeps it inline: no
-  // allocation per message on the timed path.
-  struct Fold {
-    Memory* mem;
-    const Reduction* red;
-    char *acc, *in;
-  } f{mem_, red, static_cast<char*>(acc), static_cast<char*>(r)};
-  const Landed fold = [&f](size_t at, size_t len) {
-    f.mem->reduce(*f.red, f.acc + at, f.in + at, len / f.red->esize());
-  };
+  const Fold fold{mem_, red, static_cast<char*>(acc), static_cast<const char*>(mine)};
   t_->exchange(to, s, sbytes, from, r, rbytes, &fold);
 }
 
@@ -105,6 +97,13 @@ void Comm::sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, vo
   sending(to, sbytes, step);
   receiving(from, rbytes, step, Landing::reduced);
   exchange(to, sbuf, sbytes, from, incoming, rbytes, &red, acc);
+}
+
+void Comm::sendrecv_reduce_to(int to, const void* sbuf, size_t sbytes, int from, void* dst,
+                              const void* mine, size_t rbytes, const Reduction& red, Step step) {
+  sending(to, sbytes, step);
+  receiving(from, rbytes, step, Landing::reduced);
+  exchange(to, sbuf, sbytes, from, dst, rbytes, &red, dst, mine);
 }
 
 void Comm::isend(int to, const void* buf, size_t bytes, Step step) {
@@ -149,17 +148,12 @@ void Comm::reduce_from_all(const void* where, const void* own, void* dst, size_t
   const int P = size(), me = rank();
   if (bytes == 0) return;
   if (P == 1) return mem_->copy(dst, own, bytes);
-  auto term = [&](int q) -> const void* { return q == me ? own : peer(q, where); };
-  for (int q : {0, 1})
+  std::vector<const void*> terms(P);
+  for (int q = 0; q < P; ++q) {
+    terms[q] = q == me ? own : peer(q, where);
     if (q != me) reading(q, bytes, step, true);
-  const size_t count = bytes / red.esize();
-  peers().read_reduce_to(0, term(0), 1, term(1), dst, count, red);
-  for (int q = 2; q < P; ++q) {
-    if (q == me)
-      mem_->reduce(red, dst, own, count);
-    else
-      read_reduce(q, term(q), dst, bytes, red, step);
   }
+  peers().read_reduce_all(terms.data(), dst, bytes / red.esize(), red);
 }
 
 bool Comm::registered(const void* buf) {

@@ -56,8 +56,9 @@ class Comm {
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
 
-  // The memory every buffer passed from now on lives in, and how it travels (MPI).
-  void use(Memory& mem, TransportKind kind);
+  // The memory every buffer passed from now on lives in, and how it travels
+  // (MPI, or direct access with the host or the device signalling).
+  void use(Memory& mem, TransportKind kind, Signals signals = Signals::host);
   // Back to MPI on host buffers, freeing what the transport held (the
   // direct transport's MPI windows, which must go before MPI_Finalize).
   void reset() { use(host_, TransportKind::host); }
@@ -80,6 +81,12 @@ class Comm {
                    Step step);
   void sendrecv_reduce(int to, const void* sbuf, size_t sbytes, int from, void* incoming, void* acc,
                        size_t rbytes, const Reduction& red, Step step);
+  // Send sbuf and make dst := mine (op) what arrives, mine untouched: a
+  // step that sends the very buffer it reduces (recursive doubling) writes
+  // the other of two, so the receiver may reduce straight from the sender's
+  // memory in one pass. dst also serves as the receive buffer.
+  void sendrecv_reduce_to(int to, const void* sbuf, size_t sbytes, int from, void* dst,
+                          const void* mine, size_t rbytes, const Reduction& red, Step step);
   // Non-blocking: post now, complete with wait_all() (which every isend and
   // irecv needs before its buffer is touched again).
   void isend(int to, const void* buf, size_t bytes, Step step);
@@ -104,8 +111,8 @@ class Comm {
                    Step step);
   // dst := the reduction, in rank order, of `bytes` at `where`'s place in
   // every rank's region (where: in this rank's), this rank's own term taken
-  // from `own`: the same sum on every rank that makes it. The first two
-  // terms in one pass; each peer's term a read.
+  // from `own`: the same sum on every rank that makes it. One pass over all
+  // the terms (one launch on the GPU); each peer's term counted as a read.
   void reduce_from_all(const void* where, const void* own, void* dst, size_t bytes,
                        const Reduction& red, Step step);
   // Every rank has reached this point: what each wrote before is visible to
@@ -139,9 +146,10 @@ class Comm {
   void receiving(int from, size_t bytes, Step step, Landing landing);
   void reading(int from, size_t bytes, Step step, bool reduced);
   Peers& peers();  // the transport's, or logic_error
-  // Blocking exchange; acc (op)= each received piece when red is given.
+  // Blocking exchange; acc (op)= each received piece when red is given (acc
+  // := mine (op) it, when mine is).
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                const Reduction* red, void* acc);
+                const Reduction* red, void* acc, const void* mine = nullptr);
 
   Memory host_;
   Memory* mem_ = &host_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "signals.hpp"
 #include "types.hpp"
 
 namespace commlab::gpu {
@@ -33,6 +34,9 @@ std::string bus_id();
 
 // "NVIDIA H100 80GB HBM3, driver 13.0, runtime 13.0": what a results folder records.
 std::string describe();
+// The emulated GPU of the tests (tests/support/emulated_gpu.cpp): every
+// process's kernels run when it waits for them, so all ranks' run at once.
+bool emulated();
 
 void* alloc(size_t bytes);  // device memory, never null (even for 0 bytes)
 void release(void* p);
@@ -50,12 +54,32 @@ void release_shared(void* p);
 void* open_shared(const IpcHandle& handle);
 void close_shared(void* p);
 
-// Queued on the stream, in order: later work sees their results.
+// Queued on the stream, in order: later work sees their results. Each is
+// one launch (one copy, or one kernel, whatever the alignment).
 void copy(void* dst, const void* src, size_t bytes);                   // any direction
 void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i] = acc[i] op in[i]
 // dst[i] = a[i] op b[i], one pass; dst may be a or b.
 void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count);
+// dst[i] = terms[0][i] op terms[1][i] op ..., one pass (one launch per 32 terms).
+void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, size_t count);
+// A direct transport's message or fence, flags written and polled by the
+// kernel (signals.hpp). A wait that times out stops the op and is reported
+// by the next sync, as one line naming the rank and what it waited for.
+// Returns how many blocks count themselves in op.done (its take's).
+uint64_t signal(const SignalOp& op);
+// How many ranks' kernels share this GPU: a signal op takes a share of its
+// blocks small enough that all of theirs are resident at once.
+void share_with(int ranks_on_this_gpu);
 void sync();  // until everything queued has finished
+
+// What this process asked of the GPU so far: launches (copies and kernels)
+// and host waits (syncs, events, compares): what the direct transport's
+// rows count per call (docs/direct.md).
+struct Activity {
+  uint64_t launches = 0, host_waits = 0;
+};
+Activity activity();
+
 // The same, for at most `seconds`: false if the work has not finished by
 // then (a peer read over a broken PCIe path can stall for ever).
 bool sync_within(double seconds);

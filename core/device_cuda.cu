@@ -1,6 +1,7 @@
 // The GPU backend (device.hpp). Every copy and kernel goes on one stream per
 // process, so their order is the order the harness and the algorithms asked.
 #include <cuda_runtime.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -52,24 +53,45 @@ struct alignas(16) Pack {
 };
 
 // dst = a (op) b, element by element; dst may be a or b (a reduction into
-// acc is dst = a = acc). Either term may be a peer's memory (CUDA IPC).
+// acc is dst = a = acc). Either term may be a peer's memory (CUDA IPC). One
+// launch: the head element by element up to a 16-byte boundary, the packs
+// with one vector load per thread, the tail (packs.hpp).
 template <class T, Op O>
-__global__ void reduce_packs(Pack<T>* dst, const Pack<T>* a, const Pack<T>* b, size_t packs) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < packs;
-       i += size_t(gridDim.x) * blockDim.x) {
-    Pack<T> x = a[i];
-    const Pack<T> y = b[i];
+__global__ void reduce_kernel(T* d, const T* a, const T* b, PackSplit s) {
+  const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = first; i < s.head; i += stride) d[i] = combine(O, a[i], b[i]);
+  auto* dp = reinterpret_cast<Pack<T>*>(d + s.head);
+  auto* ap = reinterpret_cast<const Pack<T>*>(a + s.head);
+  auto* bp = reinterpret_cast<const Pack<T>*>(b + s.head);
+  for (size_t i = first; i < s.packs; i += stride) {
+    Pack<T> x = ap[i];
+    const Pack<T> y = bp[i];
 #pragma unroll
     for (int k = 0; k < int(16 / sizeof(T)); ++k) x.v[k] = combine(O, x.v[k], y.v[k]);
-    dst[i] = x;
+    dp[i] = x;
   }
+  const size_t rest = s.head + s.packs * (16 / sizeof(T));
+  for (size_t i = first; i < s.tail; i += stride)
+    d[rest + i] = combine(O, a[rest + i], b[rest + i]);
 }
 
+// dst = t[0] (op) t[1] (op) ..., in that order (every rank the same sum);
+// with `onto`, dst (op) t[0] (op) ... (the terms past the first launch's).
+constexpr int kTermsPerLaunch = 32;
+template <class T>
+struct Terms {
+  const T* p[kTermsPerLaunch];
+  int n;
+};
 template <class T, Op O>
-__global__ void reduce_elements(T* dst, const T* a, const T* b, size_t count) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
-       i += size_t(gridDim.x) * blockDim.x)
-    dst[i] = combine(O, a[i], b[i]);
+__global__ void reduce_many_kernel(T* d, Terms<T> t, size_t count, bool onto) {
+  const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  for (size_t i = first; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    T x = onto ? d[i] : t.p[0][i];
+    for (int k = onto ? 0 : 1; k < t.n; ++k) x = combine(O, x, t.p[k][i]);
+    d[i] = x;
+  }
 }
 
 template <class T>
@@ -92,6 +114,129 @@ unsigned blocks_for(size_t items) {
       std::max<size_t>(1, std::min(most, (items + kThreads - 1) / kThreads)));
 }
 
+uint64_t g_launches = 0, g_waits = 0;  // Activity
+
+// Device-side signalling (signals.hpp). Flags are polled with acquire loads
+// and raised with release stores at system scope, after a system fence, as
+// NCCL's symmetric kernels and vLLM's custom all-reduce do; one thread of a
+// block waits, the block follows. A wait past its deadline (%globaltimer)
+// writes what it waited for into page-locked host memory the kernel maps,
+// stops every block of the op, and is reported by the next sync.
+struct SignalError {
+  unsigned int code;  // 0 none, 1 a wait timed out, 2 a message of the wrong size
+  int rank;
+  SignalWait wait;
+  uint64_t got, want;
+};
+SignalError* g_error = nullptr;         // host view
+SignalError* g_error_device = nullptr;  // the kernels' view of the same
+int g_ranks_sharing = 1;                // ranks whose kernels share this GPU
+double g_deadline_s = 60;               // the last op's, for the message
+
+__device__ uint64_t load_acquire(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ void store_release(uint64_t* p, uint64_t v) {
+  __threadfence_system();
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ uint64_t now_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Thread 0's wait: false once the deadline passed or another block gave up.
+__device__ bool wait_flag(const SignalWait& w, int rank, uint64_t deadline_ns, SignalError* err) {
+  for (uint32_t spins = 1; load_acquire(w.flag) < w.at_least; ++spins) {
+    if (spins % 256) continue;
+    if (*(volatile unsigned int*)&err->code) return false;
+    if (now_ns() > deadline_ns) {
+      if (atomicCAS(&err->code, 0u, 1u) == 0) err->rank = rank, err->wait = w;
+      return false;
+    }
+  }
+  return true;
+}
+
+// The bytes of a message: reduced into dst (T the element), or copied in
+// 16-byte packs where both ends allow, else byte by byte.
+template <class T, Op O, bool Reduce>
+__device__ void move_bytes(char* dst, const char* mine, const char* src, uint64_t bytes) {
+  const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  if (Reduce) {
+    auto* d = reinterpret_cast<T*>(dst);
+    auto* a = reinterpret_cast<const T*>(src);
+    auto* m =
+        mine ? reinterpret_cast<const T*>(mine) : d;  // dst := mine (op) src, or dst (op)= src
+    for (size_t i = first; i < bytes / sizeof(T); i += stride) d[i] = combine(O, m[i], a[i]);
+  } else if ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) % 16 ==
+             0) {
+    auto* d = reinterpret_cast<uint4*>(dst);
+    auto* a = reinterpret_cast<const uint4*>(src);
+    for (size_t i = first; i < bytes / 16; i += stride) d[i] = a[i];
+  } else {
+    for (size_t i = first; i < bytes; i += stride) dst[i] = src[i];
+  }
+}
+
+// One SignalOp, in its order: post, raise, take, wait. Block 0 posts and
+// raises; every block waits for the message and moves its share; the last
+// block to finish (done counts them) says it was taken; block 0 waits last.
+template <class T, Op O, bool Reduce>
+__global__ void signal_kernel(SignalOp op, uint64_t deadline_ns, SignalError* err) {
+  __shared__ int ok;
+  __shared__ SignalSlot slot;
+  if (threadIdx.x == 0) {
+    ok = 1;
+    if (blockIdx.x == 0 && op.post) {
+      ok = wait_flag(op.room, op.rank, deadline_ns, err);
+      if (ok) *op.slot = op.where, store_release(op.posted.flag, op.posted.value);
+    }
+    for (int i = 0; ok && blockIdx.x == 0 && i < op.writes; ++i)
+      store_release(op.write[i].flag, op.write[i].value);
+    if (ok && op.take) {
+      ok = wait_flag(op.arrived, op.rank, deadline_ns, err);
+      if (ok) slot = *op.from_slot;  // written before `posted`, read after it
+      if (ok && slot.bytes != op.bytes && atomicCAS(&err->code, 0u, 2u) == 0)
+        err->rank = op.rank, err->wait = op.arrived, err->got = slot.bytes, err->want = op.bytes;
+      ok = ok && slot.bytes == op.bytes;
+    }
+  }
+  __syncthreads();
+  if (!ok) return;
+  if (op.take) {
+    move_bytes<T, O, Reduce>(op.dst, op.mine, op.peer_base + slot.offset, op.bytes);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const unsigned long long before =
+          atomicAdd(reinterpret_cast<unsigned long long*>(op.done), 1ull);
+      if (before + 1 == op.done_before + gridDim.x) store_release(op.taken.flag, op.taken.value);
+    }
+  }
+  if (threadIdx.x == 0 && blockIdx.x == 0)
+    for (int i = 0; i < op.waits; ++i)
+      if (!wait_flag(op.wait[i], op.rank, deadline_ns, err)) return;
+}
+
+// What a wait that timed out, or a message of the wrong size, says: thrown
+// by the sync that finds it.
+void check_signals() {
+  if (!g_error || g_error->code == 0) return;
+  const SignalError e = *g_error;
+  g_error->code = 0;
+  if (e.code == 2)
+    throw std::runtime_error("rank " + std::to_string(e.rank) + " expected " +
+                             std::to_string(e.want) + " bytes from rank " +
+                             std::to_string(e.wait.peer) + ", got " + std::to_string(e.got));
+  throw std::runtime_error(describe_wait(e.rank, e.wait, g_deadline_s) +
+                           " (device-side signalling)");
+}
+
 template <class T, Op O>
 void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) {
   auto* d = static_cast<T*>(dst_v);
@@ -100,16 +245,9 @@ void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) 
   const PackSplit s =
       split_for_packs(reinterpret_cast<uintptr_t>(d), reinterpret_cast<uintptr_t>(a),
                       reinterpret_cast<uintptr_t>(b), count, sizeof(T));
-  if (s.head) reduce_elements<T, O><<<blocks_for(s.head), kThreads, 0, g_stream>>>(d, a, b, s.head);
-  const size_t at = s.head;
-  if (s.packs)
-    reduce_packs<T, O><<<blocks_for(s.packs), kThreads, 0, g_stream>>>(
-        reinterpret_cast<Pack<T>*>(d + at), reinterpret_cast<const Pack<T>*>(a + at),
-        reinterpret_cast<const Pack<T>*>(b + at), s.packs);
-  const size_t rest = at + s.packs * (16 / sizeof(T));
-  if (s.tail)
-    reduce_elements<T, O>
-        <<<blocks_for(s.tail), kThreads, 0, g_stream>>>(d + rest, a + rest, b + rest, s.tail);
+  reduce_kernel<T, O>
+      <<<blocks_for(std::max(s.packs, s.head + s.tail)), kThreads, 0, g_stream>>>(d, a, b, s);
+  ++g_launches;
   check(cudaGetLastError(), "reduction kernel");
 }
 
@@ -159,6 +297,8 @@ std::string bus_id() {
   check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   return pci_address(p);
 }
+
+bool emulated() { return false; }
 
 std::string describe() {
   int device = 0, driver = 0, runtime = 0;
@@ -220,8 +360,9 @@ void* open_shared(const IpcHandle& handle) {
 void close_shared(void* p) { warn(cudaIpcCloseMemHandle(p), "cudaIpcCloseMemHandle"); }
 
 void copy(void* dst, const void* src, size_t bytes) {
-  if (bytes)
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g_stream), "cudaMemcpyAsync");
+  if (!bytes) return;
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g_stream), "cudaMemcpyAsync");
+  ++g_launches;
 }
 
 void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
@@ -240,13 +381,76 @@ void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t c
   });
 }
 
-void sync() { check(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize"); }
+void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, size_t count) {
+  if (count == 0 || n == 0) return;
+  visit_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    visit_op(op, [&](auto o) {
+      for (int at = 0; at < n; at += kTermsPerLaunch) {
+        Terms<T> part{};
+        part.n = std::min(kTermsPerLaunch, n - at);
+        for (int k = 0; k < part.n; ++k) part.p[k] = static_cast<const T*>(terms[at + k]);
+        reduce_many_kernel<T, decltype(o)::value><<<blocks_for(count), kThreads, 0, g_stream>>>(
+            static_cast<T*>(dst), part, count, at > 0);
+        ++g_launches;
+      }
+    });
+  });
+  check(cudaGetLastError(), "reduction kernel");
+}
+
+void sync() {
+  ++g_waits;
+  check(cudaStreamSynchronize(g_stream), "cudaStreamSynchronize");
+  check_signals();
+}
+
+Activity activity() { return {g_launches, g_waits}; }
+
+// A kernel's parameters are at most 4 KiB (before CUDA 12.1 and Volta).
+static_assert(sizeof(SignalOp) <= 4000, "a SignalOp travels as a kernel parameter");
+
+uint64_t signal(const SignalOp& op) {
+  if (!g_error) {
+    check(cudaHostAlloc(&g_error, sizeof(SignalError), cudaHostAllocMapped), "cudaHostAlloc");
+    *g_error = SignalError{};
+    check(cudaHostGetDevicePointer(&g_error_device, g_error, 0), "cudaHostGetDevicePointer");
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);  // %globaltimer counts ns since the epoch
+  const uint64_t deadline_ns =
+      uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec) + uint64_t(op.deadline_s * 1e9);
+  g_deadline_s = op.deadline_s;
+  // A share of the GPU's blocks small enough that every sharing rank's op
+  // is resident at once: a waiting block must never keep out the one it waits for.
+  const unsigned most = std::max(1, 2 * g_multiprocessors / g_ranks_sharing);
+  const unsigned blocks = op.take ? std::min<unsigned>(most, blocks_for(op.bytes / 16 + 1)) : 1;
+  SignalOp launched = op;
+  if (op.take && op.reduce) {
+    visit_dtype(op.dtype, [&](auto x) {
+      using T = decltype(x);
+      visit_op(op.op, [&](auto o) {
+        signal_kernel<T, decltype(o)::value, true>
+            <<<blocks, kThreads, 0, g_stream>>>(launched, deadline_ns, g_error_device);
+      });
+    });
+  } else {
+    signal_kernel<char, Op::sum, false>
+        <<<blocks, kThreads, 0, g_stream>>>(launched, deadline_ns, g_error_device);
+  }
+  ++g_launches;
+  check(cudaGetLastError(), "signal kernel");
+  return op.take ? blocks : 0;
+}
+
+void share_with(int ranks_on_this_gpu) { g_ranks_sharing = std::max(1, ranks_on_this_gpu); }
 
 bool sync_within(double seconds) {
+  ++g_waits;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     const cudaError_t e = cudaStreamQuery(g_stream);
-    if (e == cudaSuccess) return true;
+    if (e == cudaSuccess) return check_signals(), true;
     if (e != cudaErrorNotReady) check(e, "cudaStreamQuery");
     if (std::chrono::steady_clock::now() > until) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -262,6 +466,7 @@ void event_record(Event e) {
   check(cudaEventRecord(static_cast<cudaEvent_t>(e), g_stream), "cudaEventRecord");
 }
 void event_wait(Event e) {
+  ++g_waits;
   check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
 }
 void event_destroy(Event e) {

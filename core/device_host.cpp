@@ -18,6 +18,7 @@ int select(int) { no_cuda(); }
 Inventory inventory() { no_cuda(); }
 std::string bus_id() { no_cuda(); }
 std::string describe() { no_cuda(); }
+bool emulated() { return false; }
 void* alloc(size_t) { no_cuda(); }
 void release(void*) {}
 void* alloc_pinned(size_t) { no_cuda(); }
@@ -29,7 +30,11 @@ void close_shared(void*) {}
 void copy(void*, const void*, size_t) { no_cuda(); }
 void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
 void reduce_to(DType, Op, void*, const void*, const void*, size_t) { no_cuda(); }
+void reduce_many(DType, Op, void*, const void* const*, int, size_t) { no_cuda(); }
+uint64_t signal(const SignalOp&) { no_cuda(); }
+void share_with(int) {}
 void sync() { no_cuda(); }
+Activity activity() { return {}; }
 bool sync_within(double) { no_cuda(); }
 Event event_create() { no_cuda(); }
 void event_record(Event) { no_cuda(); }

@@ -12,19 +12,30 @@
 //   GPU processes      cudaMalloc'd regions, opened by the   mpi_regions.cpp
 //                      others with cudaIpcOpenMemHandle
 //
-// Beside the regions, a control block in host memory every rank maps (the
-// heap, or an MPI shared window): per ordered pair of ranks a lane of message
-// slots, and per rank a fence counter. Signalling is by flags in that block,
-// not by MPI: a release store of a counter, an acquire load on the other side.
+// Signalling is by flags, not by MPI: a release store of a counter, an
+// acquire load on the other side. Two ways, one protocol of lanes and slots:
+//
+//   host    a control block in host memory every rank maps (the heap, or an
+//           MPI shared window): per ordered pair of ranks a lane of message
+//           slots, and per rank a fence counter. The host writes and polls
+//           them; on the GPU it waits for the stream before each signal, so
+//           every step costs a host round trip (direct_host_signals.cpp).
+//   device  a signal pad per rank, mapped by all (signals.hpp): one op per
+//           message, which on the GPU is one kernel that posts, waits, reads
+//           and signals on its own, so the host queues a whole call without
+//           waiting (direct_device_signals.cpp). It needs every rank's
+//           kernels to run at once: MPS, or a GPU per rank.
 //
 // A message (send, recv, exchange: every hand-written algorithm, unchanged)
-// is one copy, pulled by its receiver: the sender posts where its bytes are
+// is one pass, pulled by its receiver: the sender posts where its bytes are
 // (an offset in its region) in the lane's next slot; the receiver copies them
-// from the sender's region into its own buffer and marks the slot taken; a
-// send completes when its message was taken (MPI_Ssend's rule, as the
-// in-process transport). Pulling needs one signal each way per message and
-// the data crosses once. Nothing is ever written into a peer's memory, so
-// every byte a rank moves over the fabric is a byte it read from a peer.
+// from the sender's region into its own buffer, or reduces them straight into
+// its accumulator (a reducing step: one pass that reads both and writes one),
+// and marks the slot taken; a send completes when its message was taken
+// (MPI_Ssend's rule, as the in-process transport). Pulling needs one signal
+// each way per message and the data crosses once. No data is ever written
+// into a peer's memory (only signals), so every byte a rank moves over the
+// fabric is a byte it read from a peer.
 //
 // The algorithms only direct access allows (one_shot, two_shot) use the
 // Peers interface (peers.hpp): where a peer's buffer is, read from it, and
@@ -40,11 +51,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "memory.hpp"
 #include "peers.hpp"
+#include "signals.hpp"
 #include "transport.hpp"
 
 namespace commlab {
@@ -69,6 +82,9 @@ class Regions {
   virtual char* base(int rank) const = 0;
   virtual size_t bytes() const = 0;  // each rank's
   virtual void* control() const = 0;
+  // Every rank's signal pad (signals.hpp), for device-side signalling; null
+  // where the regions have none.
+  virtual char* pad(int rank) const = 0;
   // Collective: every region at least `bytes` (each rank asks the same);
   // growing one drops what it held and every pointer into it.
   virtual void reserve(size_t bytes) = 0;
@@ -90,12 +106,14 @@ class HeapRegions : public Regions {
   char* base(int rank) const override { return regions_.at(rank).get(); }
   size_t bytes() const override { return bytes_; }
   void* control() const override { return control_.get(); }
+  char* pad(int rank) const override { return pads_.get() + size_t(rank) * SignalPad::bytes(P_); }
   void reserve(size_t bytes) override;
 
  private:
+  int P_;
   size_t bytes_;
   std::vector<std::unique_ptr<char[]>> regions_;
-  std::unique_ptr<char, void (*)(void*)> control_;  // aligned to a cache line
+  std::unique_ptr<char, void (*)(void*)> control_, pads_;  // aligned to a cache line
 };
 
 // Collective: why the ranks of `comm` cannot map each other's memory (not
@@ -106,34 +124,41 @@ std::string direct_unavailable(MPI_Comm comm);
 // peer, by a copy and by the reduction kernel, each within a deadline.
 // `gpus`: every rank's GPU by its PCI address, for the message.
 std::string gpu_peers_unmappable(MPI_Comm comm, const std::vector<std::string>& gpus);
+
+std::string name(Signals s);  // host, device
+
 // The direct transport among `comm`'s ranks, which direct_unavailable()
 // said can: MPI-3 shared memory for host buffers, CUDA IPC for `mem` on the GPU.
-std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem);
+std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem, Signals signals);
 
+// What both ways of signalling share: the regions, reads from peers (the
+// Peers interface), what was read counted; messages are theirs.
 class DirectTransport : public Transport, public Peers {
  public:
-  // Messages through `regions`, copies by `mem`; allgather and the MPI
-  // communicator are `control`'s (MPI, or the threads').
-  DirectTransport(Transport& control, Regions& regions, Memory& mem,
-                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
   ~DirectTransport() override;
+  // Messages through `regions`, copies by `mem`; allgather and the MPI
+  // communicator are `control`'s (MPI, or the threads'). A wait longer than
+  // `timeout` fails naming the rank and what it waited for.
+  static std::unique_ptr<DirectTransport> make(
+      Signals signals, Transport& control, Regions& regions, Memory& mem,
+      std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  // What it runs over, when it owns it (between processes), destroyed after it.
+  void own(std::unique_ptr<Transport> control, std::unique_ptr<Regions> regions);
 
   TransportKind kind() const override { return TransportKind::direct; }
   int rank() const override { return me_; }
   int size() const override { return P_; }
-  void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                const Landed* landed) override;
-  void isend(int to, const void* buf, size_t bytes) override;
-  void irecv(int from, void* buf, size_t bytes) override;
-  void wait_sends() override;
-  void wait_all() override;
-  int probe_any() override;
   std::vector<std::vector<char>> allgather(const std::vector<char>& mine) override {
     return control_.allgather(mine);
   }
   MPI_Comm mpi() const override { return control_.mpi(); }
   Peers* peers() override { return this; }
   PeerBytes peer_bytes() const override { return moved_; }
+  // Messages received so far, and the copies and reductions (GPU launches)
+  // queued to receive them: one each, but where a step reduces into the
+  // very bytes it sends (then two).
+  uint64_t received() const { return received_; }
+  uint64_t receive_ops() const { return receive_ops_; }
 
   // Peers
   char* region() const override { return regions_.base(me_); }
@@ -145,35 +170,31 @@ class DirectTransport : public Transport, public Peers {
                    const Reduction& red) override;
   void read_reduce_to(int a_from, const void* a, int b_from, const void* b, void* dst, size_t count,
                       const Reduction& red) override;
-  void fence() override;
+  void read_reduce_all(const void* const* terms, void* dst, size_t count,
+                       const Reduction& red) override;
 
- private:
-  struct Recv {  // an irecv, or a blocking receive, not yet filled
-    char* buf;
-    size_t bytes;
-    const Landed* landed;
-  };
-  struct Send {  // a message waiting for a free slot in its lane
-    int to;
-    size_t offset, bytes;
-  };
-  uint64_t post(int to, const void* buf, size_t bytes);  // its number in the lane
-  void progress();                                       // fills what has arrived
-  bool take(int from);                                   // one message from `from`, if posted
-  template <class Done, class What>
-  void wait(Done done, What what);
+ protected:
+  DirectTransport(Transport& control, Regions& regions, Memory& mem,
+                  std::chrono::milliseconds timeout);
+  // The offset of `buf` in this rank's region, where the receiver finds it.
+  size_t offset_of(const void* buf, size_t bytes) const;
+  void check_rank(int r) const;
+  // Whether [a, a + a_B) and [b, b + b_B) share a byte: a reduction into
+  // bytes this rank sends must wait until the receiver has read them.
+  static bool overlap(const void* a, size_t a_B, const void* b, size_t b_B) {
+    const char *x = static_cast<const char*>(a), *y = static_cast<const char*>(b);
+    return a_B && b_B && x < y + b_B && y < x + a_B;
+  }
 
+  std::unique_ptr<Transport> owned_control_;  // first: destroyed last
+  std::unique_ptr<Regions> owned_regions_;
   Transport& control_;
   Regions& regions_;
   Memory& mem_;
   const std::chrono::milliseconds timeout_;
   const int me_, P_;
-  std::vector<std::deque<Recv>> recvs_;           // per sender, in posting order
-  std::deque<Send> waiting_;                      // lanes full: posted as slots free
-  std::vector<uint64_t> sent_;                    // messages this rank posted to each rank
-  std::vector<std::pair<int, uint64_t>> isends_;  // (to, number) until wait_sends
-  uint64_t fences_ = 0;
   PeerBytes moved_;
+  uint64_t received_ = 0, receive_ops_ = 0;
 };
 
 }  // namespace commlab

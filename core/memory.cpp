@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -46,6 +47,7 @@ void* Memory::scratch(size_t bytes) {
 void Memory::copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || dst == src) return;
   moved_B_ += 2 * bytes;
+  queue();
   if (on_gpu())
     gpu::copy(dst, src, bytes);
   else
@@ -53,7 +55,9 @@ void Memory::copy(void* dst, const void* src, size_t bytes) {
 }
 
 void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t count) {
+  if (count == 0) return;
   moved_B_ += 3 * count * red.esize();
+  queue();
   if (on_gpu())
     gpu::reduce(red.dtype, red.op, acc, in, count);
   else
@@ -62,14 +66,46 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
 
 void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const void* b,
                        size_t count) {
+  if (count == 0) return;
   moved_B_ += 3 * count * red.esize();
+  queue();
   if (on_gpu())
     gpu::reduce_to(red.dtype, red.op, dst, a, b, count);
   else
     red.apply_to(dst, a, b, count);
 }
 
+void Memory::reduce_many(const Reduction& red, void* dst, const void* const* terms, int n,
+                         size_t count) {
+  if (count == 0 || n == 0) return;
+  moved_B_ += uint64_t(n + 1) * count * red.esize();
+  queue();
+  if (on_gpu()) return gpu::reduce_many(red.dtype, red.op, dst, terms, n, count);
+  // In blocks that stay in cache: the first two terms, then each other folded in.
+  constexpr size_t kBlock_B = 64 << 10;
+  const size_t es = red.esize(), per = std::max<size_t>(1, kBlock_B / es);
+  auto at = [es](const void* p, size_t i) { return static_cast<const char*>(p) + i * es; };
+  char* out = static_cast<char*>(dst);
+  for (size_t i = 0; i < count; i += per) {
+    const size_t m = std::min(per, count - i);
+    if (n == 1)
+      std::memmove(out + i * es, at(terms[0], i), m * es);
+    else
+      red.apply_to(out + i * es, at(terms[0], i), at(terms[1], i), m);
+    for (int k = 2; k < n; ++k) red.apply(out + i * es, at(terms[k], i), m);
+  }
+}
+
+uint64_t Memory::signal(const SignalOp& op) {
+  queue();
+  if (on_gpu()) return gpu::signal(op);
+  run_signal_op(op);
+  return 0;
+}
+
 void Memory::sync() {
+  waits_ += queued_;
+  queued_ = false;
   if (on_gpu()) gpu::sync();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "reduce.hpp"
+#include "signals.hpp"
 #include "types.hpp"
 
 namespace commlab {
@@ -31,11 +32,27 @@ class Memory {
   void reduce(const Reduction& red, void* acc, const void* in, size_t count);
   // dst[i] = a[i] (op) b[i], in one pass; dst may be a or b.
   void reduce_to(const Reduction& red, void* dst, const void* a, const void* b, size_t count);
-  // GPU: until every queued copy and kernel has finished. Host: nothing.
+  // dst[i] = terms[0][i] (op) terms[1][i] (op) ... in that order, in one
+  // pass (one_shot's sum of every rank's buffer); dst may be terms[0].
+  void reduce_many(const Reduction& red, void* dst, const void* const* terms, int n, size_t count);
+  // A direct transport's message or fence with flags that the GPU, not the
+  // host, writes and polls (signals.hpp); on the host, run at once. Returns
+  // what op.done grows by (the GPU kernel's blocks that count themselves).
+  uint64_t signal(const SignalOp& op);
+  // GPU: until every queued copy and kernel has finished (also what others
+  // queued on the stream: NCCL, the staged transport). Host: nothing.
   void sync();
+  // Whether this Memory queued anything since its last sync.
+  bool pending() const { return queued_; }
   // The bytes the copies and reductions asked of it so far read and wrote
-  // (a copy of B: 2B; a reduction of B: 3B), in its memory or a peer's.
+  // (a copy of B: 2B; a reduction of B: 3B; of n terms: (n+1)B), in its
+  // memory or a peer's.
   uint64_t moved_B() const { return moved_B_; }
+  // What it queued so far: copies, reductions and signal ops (on the GPU,
+  // each one launch); and the syncs that followed queued work (on the GPU,
+  // a host round trip each).
+  uint64_t ops() const { return ops_; }
+  uint64_t waits() const { return waits_; }
 
  private:
   Device where_;
@@ -44,6 +61,9 @@ class Memory {
   void* placed_ = nullptr;
   size_t placed_B_ = 0;
   uint64_t moved_B_ = 0;
+  uint64_t ops_ = 0, waits_ = 0;
+  bool queued_ = false;  // an op since the last sync
+  void queue() { ++ops_, queued_ = true; }
 };
 
 }  // namespace commlab

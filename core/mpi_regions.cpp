@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -80,8 +81,14 @@ class SharedControl : public Regions {
 class MpiRegions : public SharedControl {
  public:
   explicit MpiRegions(MPI_Comm comm)
-      : SharedControl(comm), regions_(std::make_unique<SharedWindow>(comm, 0)) {}
+      : SharedControl(comm),
+        regions_(std::make_unique<SharedWindow>(comm, 0)),
+        pads_(std::make_unique<SharedWindow>(comm, SignalPad::bytes(P_))) {
+    std::memset(pads_->bases[me_], 0, SignalPad::bytes(P_));
+    MPI_Barrier(comm);
+  }
   char* base(int rank) const override { return regions_->bases.at(rank); }
+  char* pad(int rank) const override { return pads_->bases.at(rank); }
   size_t bytes() const override { return bytes_; }
   void reserve(size_t bytes) override {
     if (bytes <= bytes_) return;
@@ -93,7 +100,7 @@ class MpiRegions : public SharedControl {
 
  private:
   size_t bytes_ = 0;
-  std::unique_ptr<SharedWindow> regions_;
+  std::unique_ptr<SharedWindow> regions_, pads_;
 };
 
 // Thrown on a rank whose own part went well when another's did not (that
@@ -107,7 +114,21 @@ struct AnotherRankFailed : std::runtime_error {
 // control block in host shared memory, as for host buffers.
 class GpuRegions : public SharedControl {
  public:
-  explicit GpuRegions(MPI_Comm comm) : SharedControl(comm), bases_(P_, nullptr) {}
+  explicit GpuRegions(MPI_Comm comm) : SharedControl(comm), bases_(P_, nullptr), pads_(P_) {
+    // Every rank's signal pad, zeroed before anyone signals through it.
+    std::string error = map_every(SignalPad::bytes(P_), pads_);
+    if (error.empty()) try {
+        const std::vector<char> zeros(SignalPad::bytes(P_));
+        gpu::copy(pads_[me_], zeros.data(), zeros.size());
+        gpu::sync();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    if (!everyone(error.empty())) {
+      if (error.empty()) throw AnotherRankFailed("another rank could not map its signal pad");
+      throw std::runtime_error(error);
+    }
+  }
   ~GpuRegions() override {
     // This rank's reads done before it says so; another process's kernels
     // are waited for by no CUDA call, only by this barrier.
@@ -117,8 +138,10 @@ class GpuRegions : public SharedControl {
       }
     MPI_Barrier(comm_);  // nobody still reads a region
     drop();
+    unmap(pads_);
   }
   char* base(int rank) const override { return bases_.at(rank); }
+  char* pad(int rank) const override { return pads_.at(rank); }
   size_t bytes() const override { return bytes_; }
   void reserve(size_t bytes) override {
     if (bytes <= bytes_) return;
@@ -132,21 +155,7 @@ class GpuRegions : public SharedControl {
     }
     MPI_Barrier(comm_);  // nobody still reads the old regions
     drop();
-    gpu::IpcHandle mine{};
-    try {
-      if (error.empty()) bases_[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    if (everyone(error.empty())) {
-      std::vector<gpu::IpcHandle> all(P_);
-      MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_);
-      for (int r = 0; r < P_ && error.empty(); ++r) try {
-          if (r != me_) bases_[r] = static_cast<char*>(gpu::open_shared(all[r]));
-        } catch (const std::exception& e) {
-          error = e.what();
-        }
-    }
+    if (error.empty()) error = map_every(bytes, bases_);
     bytes_ = bytes;
     if (!everyone(error.empty())) {  // every rank has opened every region before any is freed
       if (error.empty()) throw AnotherRankFailed("another rank could not map its region");
@@ -164,18 +173,41 @@ class GpuRegions : public SharedControl {
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
     return all;
   }
-  // Collective: the peers' regions closed everywhere before any is freed;
-  // none of either where any rank's copy stalled.
+  // Collective: `bytes` of this rank's allocated and every peer's opened
+  // into `bases`; "" or what failed here (every rank reaches every collective).
+  std::string map_every(size_t bytes, std::vector<char*>& bases) {
+    std::string error;
+    gpu::IpcHandle mine{};
+    try {
+      bases[me_] = static_cast<char*>(gpu::alloc_shared(bytes, mine));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!everyone(error.empty())) return error;
+    std::vector<gpu::IpcHandle> all(P_);
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_);
+    for (int r = 0; r < P_ && error.empty(); ++r) try {
+        if (r != me_) bases[r] = static_cast<char*>(gpu::open_shared(all[r]));
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    return error;
+  }
+  // Collective: the peers' mappings in `bases` closed everywhere before any
+  // is freed; none where any rank's copy stalled.
+  void unmap(std::vector<char*>& bases) {
+    for (int r = 0; r < P_; ++r)
+      if (r != me_ && bases[r] && !stalled_) gpu::close_shared(bases[r]), bases[r] = nullptr;
+    MPI_Barrier(comm_);
+    if (bases[me_] && !stalled_) gpu::release_shared(bases[me_]), bases[me_] = nullptr;
+  }
   void drop() {
     stalled_ = !everyone(!stalled_);
-    for (int r = 0; r < P_; ++r)
-      if (r != me_ && bases_[r] && !stalled_) gpu::close_shared(bases_[r]), bases_[r] = nullptr;
-    MPI_Barrier(comm_);
-    if (bases_[me_] && !stalled_) gpu::release_shared(bases_[me_]), bases_[me_] = nullptr;
+    unmap(bases_);
     bytes_ = 0;
   }
   size_t bytes_ = 0;
-  std::vector<char*> bases_;
+  std::vector<char*> bases_, pads_;
   bool stalled_ = false;
 };
 
@@ -280,29 +312,19 @@ std::string direct_unavailable(MPI_Comm comm) {
       P, on_node);
 }
 
-namespace {
+namespace {}  // namespace
 
-// A direct transport that owns what it runs over: MPI for allgather, the shared windows.
-struct Underneath {
-  std::unique_ptr<Transport> over_mpi;
-  std::unique_ptr<Regions> regions;
-};
-class DirectOverMpi : private Underneath, public DirectTransport {
- public:
-  DirectOverMpi(Underneath u, Memory& mem)
-      : Underneath(std::move(u)), DirectTransport(*over_mpi, *regions, mem) {}
-};
-
-}  // namespace
-
-std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem) {
+std::unique_ptr<Transport> make_direct_transport(MPI_Comm comm, Memory& mem, Signals signals) {
   std::unique_ptr<Regions> regions;
   if (mem.on_gpu())
     regions = std::make_unique<GpuRegions>(comm);
   else
     regions = std::make_unique<MpiRegions>(comm);
-  Underneath u{make_mpi_transport(comm, TransportKind::host, mem), std::move(regions)};
-  return std::make_unique<DirectOverMpi>(std::move(u), mem);
+  std::unique_ptr<Transport> over_mpi = make_mpi_transport(comm, TransportKind::host, mem);
+  std::unique_ptr<DirectTransport> direct =
+      DirectTransport::make(signals, *over_mpi, *regions, mem);
+  direct->own(std::move(over_mpi), std::move(regions));
+  return direct;
 }
 
 }  // namespace commlab

@@ -53,7 +53,7 @@ class MpiTransport : public Transport {
   // Piece k of the send travels with piece k of the receive; the side with
   // fewer pieces sends or receives nothing in the remaining rounds.
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                const Landed* landed) override {
+                const Fold* fold) override {
     ready_for_mpi();
     const size_t ns = to == kNoRank ? 0 : pieces(sbytes, kPiece);
     const size_t nr = from == kNoRank ? 0 : pieces(rbytes, kPiece);
@@ -66,7 +66,7 @@ class MpiTransport : public Transport {
       MPI_Sendrecv(sp, k < ns ? slen : 0, MPI_BYTE, k < ns ? to : MPI_PROC_NULL, kTag, rp,
                    k < nr ? rlen : 0, MPI_BYTE, k < nr ? from : MPI_PROC_NULL, kTag, comm_,
                    MPI_STATUS_IGNORE);
-      if (k < nr && landed) (*landed)(at, rlen);
+      if (k < nr && fold) fold->landed(r, at, rlen);
     }
   }
   void isend(int to, const void* buf, size_t bytes) override {
@@ -147,7 +147,7 @@ Event event() { return {gpu::event_create(), gpu::event_destroy}; }
 
 // GPU buffers through pinned slots, two each way for the blocking calls.
 // Piece k+1's device-to-host copy is queued before piece k goes to MPI;
-// piece k's host-to-device copy (and what `landed` queues, a reduction) as
+// piece k's host-to-device copy (and what `fold` queues, a reduction) as
 // soon as it lands, and MPI goes on to the next. Events keep a slot from
 // being reused before its copy is done. All of it is on the one stream, so
 // later kernels see the data in order.
@@ -156,7 +156,7 @@ class StagedTransport : public MpiTransport {
   StagedTransport(MPI_Comm comm, Memory& mem) : MpiTransport(comm, TransportKind::staged, mem) {}
 
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                const Landed* landed) override {
+                const Fold* fold) override {
     const size_t C = kStagePiece;
     const size_t ns = to == kNoRank ? 0 : pieces(sbytes, C);
     const size_t nr = from == kNoRank ? 0 : pieces(rbytes, C);
@@ -177,7 +177,7 @@ class StagedTransport : public MpiTransport {
       if (!receiving) continue;
       gpu::copy(static_cast<char*>(r) + k * C, in_[k % 2].get(), rlen);
       gpu::event_record(in_done_[k % 2].get());
-      if (landed) (*landed)(k * C, rlen);
+      if (fold) fold->landed(r, k * C, rlen);
     }
   }
 

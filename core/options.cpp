@@ -122,9 +122,10 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
   app.add_option("-f,--step-factor", o.factor, "size multiplier between rows")
       ->check(finite_within(kFactorMin, kFactorMax))
       ->capture_default_str();
-  app.add_option("-i,--iterations", o.iters, "timed iterations per size")
-      ->check(CLI::Range(1, kItersMax))
-      ->capture_default_str();
+  app.add_option("-i,--iterations", o.iters,
+                 "timed iterations per size (default: 100 below 1 MiB, where a p99 needs them; 20 "
+                 "from there)")
+      ->check(CLI::Range(1, kItersMax));
   app.add_option("-x,--warmup", o.warmup, "untimed iterations first")
       ->check(CLI::Range(0, kItersMax))
       ->capture_default_str();
@@ -149,6 +150,8 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
   app.add_option("--csv", o.csv, "append one row per measurement to FILE");
   app.add_option("--json", o.json,
                  "append one row per measurement to FILE as JSON Lines (an object per line)");
+  app.add_option("--times", o.times,
+                 "append every timed iteration's time on every rank to FILE (CSV, a row each)");
   app.add_flag("--show", o.show,
                "print buffers before/after and the schedule by phase (default: P elements)");
   app.add_flag("--steps", o.show_steps, "--show, and each rank's buffer after every step");
@@ -156,10 +159,22 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
+  // An empty value is most often a script's unset variable: refused, not
+  // taken for "force nothing".
+  const auto not_empty = CLI::Validator(
+      [](std::string& v) {
+        return v.empty() ? std::string(
+                               "an empty value (an unset variable?): give a name, or "
+                               "leave the flag out")
+                         : std::string();
+      },
+      "");
   app.add_option("--mpi-algorithm", o.mpi_algorithm,
-                 "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)");
+                 "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
+      ->check(not_empty);
   app.add_option("--mpi-rules", o.mpi_rules,
-                 "Open MPI: its dynamic rules FILE decides the library call (row MPI_X:rules)");
+                 "Open MPI: its dynamic rules FILE decides the library call (row MPI_X:rules)")
+      ->check(not_empty);
 }
 
 // The typed flags read into Options, or a UsageError naming the bad one.

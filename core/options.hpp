@@ -18,7 +18,7 @@ struct Options {
   std::vector<size_t> sizes_B;  // from -m MIN:MAX and -f, in bytes
   std::vector<size_t> counts;   // from -n: element counts, used instead of -m
   double factor = 2;
-  int iters = 20;
+  int iters = 0;  // -i; 0: by size (iters_for)
   int warmup = 5;
   Device device = Device::host;
   std::optional<TransportKind> transport;  // --transport; none: auto (cuda-aware where the MPI is)
@@ -29,6 +29,7 @@ struct Options {
   bool in_place = false;
   bool check = true;
   std::string csv, json;  // --csv, --json: files the rows are appended to
+  std::string times;      // --times: every iteration's time on every rank, appended
   bool show = false;
   bool show_steps = false;              // --steps: and each rank's buffer after every step
   bool show_default_count = false;      // --show without -n or -m: P elements, once P is known
@@ -41,6 +42,13 @@ struct Options {
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;
+  // The timed iterations of a row of `bytes`: -i, else 100 below 1 MiB (a
+  // p99 needs 100, distribution.hpp) and 20 from there, where a call is long.
+  int iters_for(size_t bytes) const { return iters ? iters : bytes < (size_t(1) << 20) ? 100 : 20; }
+  // The heading's words: "20", or "100 below 1 MiB, 20 from there".
+  std::string iters_text() const {
+    return iters ? std::to_string(iters) : "100 below 1 MiB, 20 from there";
+  }
 };
 
 // Parses argv. --help prints usage and returns nullopt-like `false` in `run`.

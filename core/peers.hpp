@@ -33,6 +33,10 @@ class Peers {
   // (either may be this rank's own).
   virtual void read_reduce_to(int a_from, const void* a, int b_from, const void* b, void* dst,
                               size_t count, const Reduction& red) = 0;
+  // dst := terms[0] (op) terms[1] (op) ... terms[P-1] in one pass, terms[q]
+  // in rank q's region (this rank's own among them): one_shot's sum.
+  virtual void read_reduce_all(const void* const* terms, void* dst, size_t count,
+                               const Reduction& red) = 0;
   // Returns once every rank has called it as often: what each wrote to its
   // own region before is then visible to all, and nobody still reads what
   // came before.

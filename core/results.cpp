@@ -25,6 +25,7 @@ template <class T>
 std::string opt(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "";
 }
+std::string real(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : ""; }
 // A traffic figure, counted or modelled; empty where there is none (library rows).
 std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*which,
                                                uint64_t Traffic::*field) {
@@ -47,7 +48,7 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::in_place, [](const Row& r) { return std::string(r.run->in_place ? "1" : "0"); }},
       {Col::count, [](const Row& r) { return num(r.count); }},
       {Col::bytes, [](const Row& r) { return num(r.bytes); }},
-      {Col::iters, [](const Row& r) { return num(r.run->iters); }},
+      {Col::iters, [](const Row& r) { return num(r.iters); }},
       {Col::warmup, [](const Row& r) { return num(r.run->warmup); }},
       {Col::t_avg_us, [](const Row& r) { return fixed(r.t_avg_us, 3); }},
       {Col::t_min_us, [](const Row& r) { return fixed(r.t_min_us, 3); }},
@@ -112,6 +113,19 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       // The run's own transport, on the library's rows too: what the report
       // keeps a run's rows together by (`transport` says how each row's bytes moved).
       {Col::run_transport, [](const Row& r) { return name(r.run->transport); }},
+      {Col::gpu_launches, [](const Row& r) { return opt(r.gpu_launches); }},
+      {Col::gpu_host_waits, [](const Row& r) { return opt(r.gpu_host_waits); }},
+      {Col::ranks_per_gpu,
+       [](const Row& r) { return r.run->ranks_per_gpu ? num(r.run->ranks_per_gpu) : ""; }},
+      {Col::t_p90_us, [](const Row& r) { return real(r.t_p90_us, 3); }},
+      {Col::t_p99_us, [](const Row& r) { return real(r.t_p99_us, 3); }},
+      {Col::t_median_ci_lo_us, [](const Row& r) { return real(r.t_median_ci_lo_us, 3); }},
+      {Col::t_median_ci_hi_us, [](const Row& r) { return real(r.t_median_ci_hi_us, 3); }},
+      {Col::rank_spread, [](const Row& r) { return real(r.rank_spread, 4); }},
+      {Col::slowest_rank, [](const Row& r) { return opt(r.slowest_rank); }},
+      {Col::slowest_share, [](const Row& r) { return real(r.slowest_share, 4); }},
+      {Col::busy_at_start, [](const Row& r) { return fixed(r.run->busy_at_start, 3); }},
+      {Col::cores_per_node, [](const Row& r) { return num(r.run->cores_per_node); }},
   };
   return columns;
 }
@@ -150,6 +164,22 @@ const std::vector<std::string>& csv_columns() {
 std::string csv_header() { return csv_header(schema()); }
 
 std::string csv_line(const Row& r) { return csv_line(schema(), r); }
+
+std::string times_header() {
+  return "program,algorithm,impl,dtype,op,count,bytes,P,rank,iteration,t_us,host,date";
+}
+
+std::string times_lines(const Row& r) {
+  std::string s;
+  const std::string head =
+      fmt::format("{},{},{},{},{},{},{},{}", csv_text(r.run->program), csv_text(r.algorithm),
+                  name(r.impl), r.dtype, r.op, r.count, r.bytes, r.run->P);
+  for (size_t rank = 0; rank < r.iteration_times.size(); ++rank)
+    for (size_t i = 0; i < r.iteration_times[rank].size(); ++i)
+      s += fmt::format("{},{},{},{:.3f},{},{}\n", head, rank, i, r.iteration_times[rank][i],
+                       csv_text(r.run->host), r.run->date);
+  return s;
+}
 
 std::string json_line(const Row& r) {
   nlohmann::ordered_json row;

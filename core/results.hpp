@@ -33,6 +33,12 @@ struct RunInfo {  // the same for every row of one run
   bool in_place = false;
   TransportKind transport = TransportKind::host;  // of the hand-written and MPI rows
   Placement placement;
+  int ranks_per_gpu = 0;  // GPU buffers: the most ranks on one GPU; 0 on the host
+  // What else the machine was doing at start: the share of rank 0's node's
+  // CPUs busy with other work over a short quiet window (0 to 1), and the
+  // node's cores (ranks above it share cores).
+  double busy_at_start = 0;
+  int cores_per_node = 0;
 };
 
 struct Row {
@@ -59,6 +65,17 @@ struct Row {
   std::optional<double> memory_GBps;
   Buffers buffers =
       Buffers::user;  // the direct transport's hand-written rows: registered with --registered
+  // GPU rows: what one call asked of the GPU on its busiest rank: copies and
+  // kernels launched, and waits of the host for them.
+  std::optional<uint64_t> gpu_launches, gpu_host_waits;
+  // The timed iterations' distribution (distribution.hpp): p90, p99, the
+  // median's 95% interval, the spread between ranks, the slowest rank.
+  std::optional<double> t_p90_us, t_p99_us, t_median_ci_lo_us, t_median_ci_hi_us;
+  std::optional<double> rank_spread, slowest_share;
+  std::optional<int> slowest_rank;
+  int iters = 0;  // the timed iterations
+  // On rank 0: every rank's time of every timed iteration, [rank][iteration] (--times).
+  std::vector<std::vector<double>> iteration_times;
 };
 
 // A schema is one table: each column's name, how a record fills it, and the
@@ -94,6 +111,9 @@ const std::vector<std::string>& csv_columns();
 std::string csv_header();
 std::string csv_line(const Row& r);
 std::string json_line(const Row& r);
+// --times: a row per rank and timed iteration of each measured row.
+std::string times_header();
+std::string times_lines(const Row& r);
 
 // Opens FILE for appending (creating it with `header`, if there is one: JSON
 // Lines have none), or throws UsageError, naming `flag`, when it cannot be

@@ -40,12 +40,12 @@ class ThreadTransport : public Transport {
   int size() const override { return w_.P_; }
 
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                const Landed* landed) override {
+                const Fold* fold) override {
     std::shared_ptr<ThreadWorld::Message> sent;
     if (to != kNoRank) sent = post(to, s, sbytes);
     if (from != kNoRank) {
       wait_filled(receive(from, r, rbytes));  // after any irecv from `from`, as MPI matches
-      if (landed) (*landed)(0, rbytes);
+      if (fold) fold->landed(r, 0, rbytes);
     }
     // A send alone waits for its receiver; beside a receive it is done once
     // that is (a message never received is still caught, at the end of the run).

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <vector>
 
+#include "device.hpp"
 #include "stats.hpp"
 #include "usage_error.hpp"
 
@@ -38,9 +40,39 @@ double CostModel::step_us(const StepLoad& s) const {
 }
 
 double CostModel::predict_us(const Traffic& t) const {
+  if (shared) return double(t.steps) * shared->step_us + double(memory_B(t)) / (shared->GBps * 1e3);
   double us = 0;
   for (const StepLoad& s : t.path) us += step_us(s);
   return us;
+}
+
+double CostModel::copy_us(double bytes, int P) const {
+  if (shared) return 2 * bytes * P / (shared->GBps * 1e3);
+  return std::max(0.0, exchange.at(bytes) - exchange.at(0));
+}
+
+uint64_t memory_B(const Traffic& t) {
+  uint64_t B = 0;
+  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> passes;  // (to, step): terms, bytes
+  for (const Message& m : t.messages) switch (m.arrival) {
+      case Arrival::stored:
+      case Arrival::read:
+        B += 2 * m.bytes;
+        break;
+      case Arrival::reduced:
+        B += 3 * m.bytes;
+        break;
+      case Arrival::reduced_in_flight:
+        B += 5 * m.bytes;
+        break;
+      case Arrival::read_reduced: {
+        auto& [terms, bytes] = passes[{m.to, m.step}];
+        ++terms, bytes = std::max(bytes, m.bytes);
+        break;
+      }
+    }
+  for (const auto& [where, pass] : passes) B += (pass.first + 2) * pass.second;
+  return B;
 }
 
 ProbeScale probe_scale_from_env() {
@@ -74,6 +106,7 @@ void scale(CostModel& m, const ProbeScale& s) {
   for (double& us : m.exchange.us) us = s.alpha * alpha + s.beta * (us - alpha);
   for (double& us : m.reduce.us) us *= s.gamma;
   if (s.overlap) m.overlap = *s.overlap;
+  if (m.shared) m.shared->step_us *= s.alpha, m.shared->GBps /= s.beta;
   m.source += fmt::format(", scaled {},{},{}{}", s.alpha, s.beta, s.gamma,
                           s.overlap ? fmt::format(",{}", *s.overlap) : "");
 }
@@ -137,17 +170,12 @@ void shift(Comm& comm, char* out, char* in, char* acc, size_t bytes, const Reduc
 
 }  // namespace
 
-CostModel probe_cost(Comm& comm, const Reduction* red) {
+namespace {
+
+// The exchange and reduce curves (time_model.hpp), on rank `comm`'s scratch.
+void measure_curves(Comm& comm, const Reduction* red, char* out, char* in, char* acc,
+                    CostModel& m) {
   Memory& mem = comm.memory();
-  char* room = static_cast<char*>(mem.scratch(3 * kLargest_B));
-  char *out = room, *in = room + kLargest_B, *acc = room + 2 * kLargest_B;
-  // Zeros, so that the reduction probe adds numbers, not whatever the memory
-  // held before (a sum of leftover int32 may overflow: undefined behaviour).
-  const std::vector<char> zeros(3 * kLargest_B);
-  mem.copy(room, zeros.data(), zeros.size());
-  mem.sync();
-  CostModel m;
-  m.source = "probe";
   for (size_t b = 0; b <= kLargest_B; b = b ? 2 * b : 8) {
     const int reps = b <= (64 << 10) ? 20 : 3;
     // Steps that wait for each other, as an algorithm's do: each sends on
@@ -166,24 +194,59 @@ CostModel probe_cost(Comm& comm, const Reduction* red) {
   }
   monotone(m.exchange);
   monotone(m.reduce);
-  if (red && comm.size() > 1) {  // overlap: 1 MiB in 16 pieces, pipelined or one after the other
-    const size_t whole = size_t{1} << 20, pieces = 16;
-    auto run = [&](bool pipelined) {
-      return median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, red, pieces, pipelined); });
-    };
-    const double apart = run(false), pipelined = run(true);
-    const double hideable = (pieces - 1) * m.reduce.at(double(whole / pieces));
-    m.overlap = hideable > 0 ? std::clamp((apart - pipelined) / hideable, 0.0, 1.0) : 0;
-  }
-  // Rank 0's figures for every rank, so that all choose alike.
+}
+
+// The overlap: 1 MiB in 16 pieces, pipelined or one after the other.
+double measure_overlap(Comm& comm, const Reduction* red, char* out, char* in, char* acc,
+                       const CostModel& m) {
+  const size_t whole = size_t{1} << 20, pieces = 16;
+  auto run = [&](bool pipelined) {
+    return median_us(comm, 5, [&] { shift(comm, out, in, acc, whole, red, pieces, pipelined); });
+  };
+  const double apart = run(false), pipelined = run(true);
+  const double hideable = (pieces - 1) * m.reduce.at(double(whole / pieces));
+  return hideable > 0 ? std::clamp((apart - pipelined) / hideable, 0.0, 1.0) : 0;
+}
+
+// Rank 0's figures for every rank, so that all choose alike.
+void share_rank0(Comm& comm, CostModel& m) {
   std::vector<double> figures = m.exchange.us;
   figures.insert(figures.end(), m.reduce.us.begin(), m.reduce.us.end());
   figures.push_back(m.overlap);
+  figures.push_back(m.shared ? m.shared->GBps : 0);
   MPI_Bcast(figures.data(), int(figures.size()), MPI_DOUBLE, 0, comm.mpi());
   const size_t nx = m.exchange.us.size(), nr = m.reduce.us.size();
   std::copy_n(figures.begin(), nx, m.exchange.us.begin());
   std::copy_n(figures.begin() + nx, nr, m.reduce.us.begin());
-  m.overlap = figures.back();
+  m.overlap = figures[nx + nr];
+  if (m.shared) m.shared = SharedMemory{m.exchange.at(0), figures[nx + nr + 1]};
+}
+
+}  // namespace
+
+CostModel probe_cost(Comm& comm, const Reduction* red, bool shared_gpu) {
+  Memory& mem = comm.memory();
+  char* room = static_cast<char*>(mem.scratch(3 * kLargest_B));
+  char *out = room, *in = room + kLargest_B, *acc = room + 2 * kLargest_B;
+  // Zeros, so that the reduction probe adds numbers, not whatever the memory
+  // held before (a sum of leftover int32 may overflow: undefined behaviour).
+  const std::vector<char> zeros(3 * kLargest_B);
+  mem.copy(room, zeros.data(), zeros.size());
+  mem.sync();
+  CostModel m;
+  m.source = "probe";
+  measure_curves(comm, red, out, in, acc, m);
+  if (red && comm.size() > 1) m.overlap = measure_overlap(comm, red, out, in, acc, m);
+  if (shared_gpu) {
+    // The GPU's memory bandwidth, measured by rank 0 while the others wait:
+    // the whole memory, which the ranks' copies and reductions share.
+    MPI_Barrier(comm.mpi());
+    m.shared =
+        SharedMemory{0, comm.rank() == 0 ? gpu::measure_bandwidth(kLargest_B, 5).copy_GBps : 0};
+    MPI_Barrier(comm.mpi());
+    m.source = "probe, GPU memory shared by the ranks";
+  }
+  share_rank0(comm, m);
   scale(m, probe_scale_from_env());  // checked when the flags were
   return m;
 }
@@ -194,6 +257,9 @@ std::string describe(const CostModel& m) {
     const double us = c.at(kMiB) - c.at(kMiB / 2);
     return us > 0 ? fmt::format("1/{:.1f} GB/s", kMiB / 2 / us / 1e3) : std::string("-");
   };
+  if (m.shared)
+    return fmt::format("a step {:.2f} us, the GPU's memory {:.0f} GB/s, shared by the ranks ({})",
+                       m.shared->step_us, m.shared->GBps, m.source);
   return fmt::format("alpha {:.2f} us, beta {} (1 MiB), gamma {} (1 MiB), overlap {:.2f} ({})",
                      m.exchange.at(0), rate(m.exchange), rate(m.reduce), m.overlap, m.source);
 }

@@ -40,14 +40,39 @@ struct Curve {
   double at(double b) const;
 };
 
+// Ranks sharing one GPU (over direct access): their copies and reductions
+// share its memory, so what a call costs is every rank's bytes moved over the
+// memory's bandwidth, plus a fixed cost per step (a launch that signals and
+// waits), whichever rank is busiest: the GPU's model (docs/time-model.md).
+struct SharedMemory {
+  double step_us = 0;  // one step: launch, signals, waits
+  double GBps = 0;     // the memory's, bytes read + written (a copy's figure)
+};
+
 struct CostModel {
   Curve exchange, reduce;
   double overlap = 0;  // 0: a pipelined reduction hides nothing; 1: all but the last
   std::string source;  // where the figures come from, for the table's header
+  // Set for ranks sharing one GPU: predictions are steps x step_us + the
+  // model's memory bytes (memory_B) over GBps, not the port's curves.
+  std::optional<SharedMemory> shared;
 
   double step_us(const StepLoad& s) const;
   double predict_us(const Traffic& t) const;
+  // Every rank copying `bytes` of its own at once (a private buffer into
+  // registered memory): on a shared GPU P such copies share its memory.
+  double copy_us(double bytes, int P) const;
 };
+
+// The bytes every rank's copies and reductions read and write in memory to
+// carry out a schedule over direct access, summed, from its messages: a
+// message stored or read is copied (2 x its bytes); one reduced on arrival
+// is reduced straight from the sender's memory (3 x: the two terms and the
+// result); one reduced in flight (the segmented ring) is copied, then
+// reduced (5 x); k messages a rank reduces from peers in one step are one
+// pass over k + 1 terms and the result ((k + 2) x). The copies a schedule
+// makes of its own buffers are not messages and are left out.
+uint64_t memory_B(const Traffic& t);
 
 // Measures the model on this machine, the same on every rank (collective,
 // tens of milliseconds): every rank sends m bytes to its right and receives
@@ -59,7 +84,10 @@ struct CostModel {
 // Rank 0's median times, shared by all. Counts on `comm` are reset.
 // The scratch probe_cost() takes from the comm's memory: three buffers of its largest message.
 constexpr size_t kProbeScratch_B = size_t{24} << 20;
-CostModel probe_cost(Comm& comm, const Reduction* red);
+// shared_gpu: the ranks share one GPU (over direct access): the model is the
+// GPU's, its step the exchange of nothing, its bandwidth the GPU's copy
+// bandwidth as rank 0 measures it alone.
+CostModel probe_cost(Comm& comm, const Reduction* red, bool shared_gpu = false);
 
 // For tests only: COMMLAB_PROBE_SCALE="A,B,G[,O]" changes what the probe
 // measured: the fixed cost of an exchange (alpha) times A, its cost per byte

@@ -25,8 +25,28 @@ namespace commlab {
 
 constexpr int kNoRank = -1;  // the side of an exchange that is not taken
 
-// Told as each piece of a received message lands: its bytes [offset, offset + len).
-using Landed = std::function<void(size_t offset, size_t len)>;
+// Over direct access (direct_transport.hpp): who writes and polls the flags
+// that say a message is there and was read, the host or the device's kernels.
+enum class Signals { host, device };
+
+// A receive that reduces: acc (op)= what lands. A transport that receives
+// into a buffer folds each piece in as it lands (while the next is in
+// flight); the direct transport reduces straight from the sender's memory,
+// in one pass, and does not write the receive buffer at all.
+struct Fold {
+  Memory* mem;
+  const Reduction* red;
+  char* acc;
+  const char* mine = nullptr;  // if given: acc := mine (op) what lands (acc is not read)
+  // Bytes [at, at + len) of `incoming` have landed: acc's same bytes (op)= them.
+  void landed(const void* incoming, size_t at, size_t len) const {
+    const char* in = static_cast<const char*>(incoming) + at;
+    if (mine)
+      mem->reduce_to(*red, acc + at, mine + at, in, len / red->esize());
+    else
+      mem->reduce(*red, acc + at, in, len / red->esize());
+  }
+};
 
 // A wait ended because another rank failed first: its error is the one to report.
 struct OtherRankFailed {};
@@ -44,10 +64,10 @@ class Transport {
   virtual int size() const = 0;
 
   // Blocking: send sbytes to `to` and receive rbytes from `from` at once;
-  // either side may be kNoRank. `landed`, if given, sees each received piece
-  // (a reducing step folds it in while the next is in flight).
+  // either side may be kNoRank. With `fold`, what is received is reduced
+  // into fold->acc (the receive buffer r is scratch the transport may use).
   virtual void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
-                        const Landed* landed) = 0;
+                        const Fold* fold) = 0;
   // Non-blocking: completed by wait_all(), the sends alone by wait_sends().
   virtual void isend(int to, const void* buf, size_t bytes) = 0;
   virtual void irecv(int from, void* buf, size_t bytes) = 0;

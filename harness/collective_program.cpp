@@ -11,6 +11,7 @@
 #include "collective_flags.hpp"
 #include "core/errors.hpp"
 #include "core/time_model.hpp"
+#include "devices.hpp"
 #include "hand_rows.hpp"
 #include "host.hpp"
 #include "library_rows.hpp"
@@ -127,7 +128,7 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
     // The reduction's cost only where the operation reduces; measured for
     // the first dtype and op asked for.
     const Reduction first{o.dtypes.front(), o.ops.front()};
-    cost = probe_cost(comm, op.reduces ? &first : nullptr);
+    cost = probe_cost(comm, op.reduces ? &first : nullptr, runner.shares_gpu());
     if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
   }
   if (comm.rank() == 0) say_what_the_library_rows_lack(o, comm.size(), runner.library_counted());
@@ -181,7 +182,8 @@ int collective_main(int argc, char** argv, const std::string& operation,
           o.transport = TransportKind::direct;
         algorithms = runnable(*op, o, pick_algorithms(o, known));
         refuse_bad_input(*op, o, P);
-        probe_scale_from_env();  // a malformed test setting: refused here, on every rank
+        probe_scale_from_env();  // malformed settings of the environment: refused here
+        signals_from_env();
         p.footprint = footprint(*op, o, P, rank);
         return p;
       },

@@ -1,7 +1,10 @@
 #include "devices.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "core/device.hpp"
@@ -9,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/reduce.hpp"
 #include "core/transport.hpp"
+#include "core/usage_error.hpp"
 #include "host.hpp"
 
 namespace commlab {
@@ -30,7 +34,54 @@ TransportKind choose_transport(MPI_Comm comm, const Options& opts) {
   return t;
 }
 
+// Over direct access: the device signals where every rank's kernels run at
+// once (a GPU each, or MPS), the host elsewhere, unless the environment says.
+Signals choose_signals(const Options& opts, bool concurrent) {
+  if (auto forced = signals_from_env()) return *forced;
+  return opts.device == Device::cuda && concurrent ? Signals::device : Signals::host;
+}
+
+std::string signals_text(Signals s, bool gpu) {
+  if (!gpu)
+    return s == Signals::device ? "signals: device (the signal pads, run by the host)"
+                                : "signals: host";
+  return s == Signals::device
+             ? "signals: device (each message one kernel that waits and signals; the host "
+               "waits once a call)"
+             : "signals: host (the host waits for the GPU and signals at each step)";
+}
+
+// The heading's words on how the ranks share GPUs, and a warning where they
+// share one without MPS: every kernel then waits for a context switch.
+std::string sharing_text(const GpuSharing& sharing, bool mps, std::string& warning) {
+  if (sharing.most_on_one == 1) return "a GPU per rank";
+  if (!mps)
+    warning = fmt::format(
+        "# warning: {} ranks share one GPU without MPS: their kernels take turns, a context "
+        "switch each (0.3 to 1 ms measured on an H200); start the daemon first: "
+        "nvidia-cuda-mps-control -d (docs/gpu.md)\n",
+        sharing.most_on_one);
+  return fmt::format("{} ranks share a GPU, MPS {}", sharing.most_on_one,
+                     mps ? "running" : "not running");
+}
+
 }  // namespace
+
+std::optional<Signals> signals_from_env() {
+  const char* v = std::getenv("COMMLAB_DIRECT_SIGNAL");
+  if (!v || !*v) return std::nullopt;
+  const std::string s = v;
+  if (s == "host") return Signals::host;
+  if (s == "device") return Signals::device;
+  throw UsageError("COMMLAB_DIRECT_SIGNAL '" + s + "': use host or device (or leave it unset)");
+}
+
+bool mps_running() {
+  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string pipe = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  struct stat st {};
+  return stat(pipe.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
 
 GpuSharing gpu_sharing(const Nodes& nodes, const std::vector<std::string>& gpus) {
   GpuSharing fullest;
@@ -56,7 +107,12 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
                                 : "private buffers: what peers read is copied to registered memory "
                                   "inside the timed call";
   }
-  if (opts.device != Device::cuda) return d;
+  if (opts.device != Device::cuda) {
+    d.signals = choose_signals(opts, false);
+    if (d.transport == TransportKind::direct)
+      d.direct_line += "; " + signals_text(d.signals, false);
+    return d;
+  }
   agree_or_exit(comm, gpu::unavailable_reason());
   int me = 0;
   MPI_Comm_rank(comm, &me);
@@ -66,6 +122,13 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   d.transport = choose_transport(comm, opts);
   if (d.transport == TransportKind::direct) agree_or_exit(comm, gpu_peers_unmappable(comm, gpus));
   const GpuSharing sharing = gpu_sharing(nodes, gpus);
+  d.ranks_per_gpu = sharing.most_on_one;
+  gpu::share_with(int(std::count(gpus.begin(), gpus.end(), gpus[me])));
+  const bool mps = mps_running() || gpu::emulated();  // the emulated GPU runs every rank at once
+  std::string warning;
+  const std::string shared = sharing_text(sharing, mps, warning);
+  d.signals = choose_signals(opts, sharing.most_on_one == 1 || mps);
+  if (d.transport == TransportKind::direct) d.direct_line += "; " + signals_text(d.signals, true);
   d.nccl_note = Nccl::unavailable_reason(sharing.ranks, sharing.gpus);
   if (d.nccl_note.empty()) {
     d.nccl = std::make_unique<Nccl>(comm);
@@ -73,8 +136,8 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   } else {
     d.nccl_note = "no NCCL rows: " + d.nccl_note;
   }
-  d.gpu_line =
-      fmt::format("# GPU: {}; transport {}; {}\n", gpu::describe(), name(d.transport), d.nccl_note);
+  d.gpu_line = fmt::format("# GPU: {}; {}; transport {}; {}\n{}", gpu::describe(), shared,
+                           name(d.transport), d.nccl_note, warning);
   return d;
 }
 

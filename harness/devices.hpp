@@ -16,13 +16,16 @@
 #include "core/nccl.hpp"
 #include "core/nodes.hpp"
 #include "core/options.hpp"
+#include "core/transport.hpp"
 #include "core/types.hpp"
 
 namespace commlab {
 
 struct DeviceSetup {
   TransportKind transport = TransportKind::host;
-  std::unique_ptr<Nccl> nccl;  // null: no NCCL rows (nccl_note says why)
+  Signals signals = Signals::host;  // over direct access: who writes and polls the flags
+  int ranks_per_gpu = 0;            // the most ranks on one GPU; 0 on the host
+  std::unique_ptr<Nccl> nccl;       // null: no NCCL rows (nccl_note says why)
   std::string nccl_note;
   std::string gpu_line;     // "# GPU: ...\n"; empty on the host
   std::string direct_line;  // "# transport direct: ..." without its buffers, or empty
@@ -37,6 +40,17 @@ struct DeviceSetup {
 // Collective. A GPU that is missing or a transport the MPI cannot do ends
 // every rank with one line and exit 2. `nodes`: the ranks' real nodes.
 DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes);
+
+// COMMLAB_DIRECT_SIGNAL: host or device forces who signals over direct
+// access (docs/direct.md), so that a GPU measurement can fall back without a
+// rebuild; unset or empty, the programs choose. UsageError on anything else.
+std::optional<Signals> signals_from_env();
+
+// Whether the MPS control daemon is running: its `control` pipe in
+// CUDA_MPS_PIPE_DIRECTORY (default /tmp/nvidia-mps), where CUDA processes
+// look for it (docs/gpu.md). Under MPS the kernels of ranks sharing a GPU
+// run at the same time; without it they take turns.
+bool mps_running();
 
 // How ranks share GPUs, from every rank's GPU by PCI address: what tells
 // ranks that each see "device 0" (CUDA_VISIBLE_DEVICES per rank) on one GPU

@@ -1,11 +1,9 @@
 #include "direct_case.hpp"
 
-#include <algorithm>
-
 namespace commlab {
 
 DirectCase::DirectCase(Runner& runner, const RegionLayout& layout, bool registered_flag)
-    : reg_(runner.register_buffers(layout)), registered_(registered_flag) {}
+    : reg_(runner.register_buffers(layout)), registered_(registered_flag), P_(runner.ranks()) {}
 
 Buffer DirectCase::result(DType dtype, size_t count, Device device) const {
   return registered_ ? Buffer::view(dtype, count, device, reg_.out) : Buffer(dtype, count, device);
@@ -47,7 +45,7 @@ void DirectCase::wire_private(Case& c, const Job& job, const Buffer& input, Buff
 void DirectCase::price_copies(std::vector<Predicted>& predicted, const Operation& op,
                               const CostModel& cost, double bytes) const {
   if (registered_) return;
-  const double copy_us = std::max(0.0, cost.exchange.at(bytes) - cost.exchange.at(0));
+  const double copy_us = cost.copy_us(bytes, P_);
   for (size_t i = 0; i < predicted.size(); ++i)
     predicted[i].us += (op.algorithms[i].reads_peers ? 1 : 2) * copy_us;
 }

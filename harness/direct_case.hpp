@@ -39,7 +39,7 @@ class DirectCase {
             Memory& mem) const;
   // What the time model adds for the private copies: the input in, and the
   // result out for an algorithm that sends from registered memory, each
-  // priced as a read from a peer (an exchange without its fixed cost).
+  // priced as a copy (CostModel::copy_us: every rank's at once).
   void price_copies(std::vector<Predicted>& predicted, const Operation& op, const CostModel& cost,
                     double bytes) const;
   // What a row says of its buffers.
@@ -53,6 +53,7 @@ class DirectCase {
 
   Runner::Registered reg_;
   bool registered_;
+  int P_;
 };
 
 }  // namespace commlab

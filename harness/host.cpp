@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace commlab {
@@ -80,6 +84,35 @@ void print_in_rank_order(MPI_Comm comm, const std::string& line) {
   for (int r = 0; r < size; ++r)
     fmt::print("{}\n", std::string_view(all.data() + displs[r], lens[r]));
   std::fflush(stdout);
+}
+
+namespace {
+// The busy and the total CPU time of the node so far (/proc/stat's first line).
+std::pair<double, double> cpu_times() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  const double busy = user + nice + system + irq + softirq + steal;
+  return {busy, busy + idle + iowait};
+}
+}  // namespace
+
+Load load_at_start(MPI_Comm comm) {
+  constexpr auto kQuiet = std::chrono::milliseconds(200);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Barrier(comm);
+  const auto before = cpu_times();
+  std::this_thread::sleep_for(kQuiet);  // every rank: a barrier would spin
+  const auto after = cpu_times();
+  double figures[2] = {0, double(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)))};
+  const double total = after.second - before.second;
+  if (rank == 0 && total > 0)
+    figures[0] = std::clamp((after.first - before.first) / total, 0.0, 1.0);
+  MPI_Bcast(figures, 2, MPI_DOUBLE, 0, comm);
+  MPI_Barrier(comm);
+  return {figures[0], int(figures[1])};
 }
 
 }  // namespace commlab

@@ -25,6 +25,16 @@ Placement gather_placement(MPI_Comm comm);
 // and MPI sees one rank in each (the plugin does not match this MPI).
 std::string misread_launch();
 
+// What else rank 0's node is doing (collective): every rank sleeps for a
+// moment while rank 0 reads /proc/stat before and after; the share of the
+// node's CPU time spent busy then, 0 to 1, is other work's (ours slept).
+// Also the node's cores. 0 and the cores where /proc/stat cannot be read.
+struct Load {
+  double busy = 0;
+  int cores = 1;
+};
+Load load_at_start(MPI_Comm comm);
+
 // Each rank's line, printed by rank 0 in rank order (collective).
 void print_in_rank_order(MPI_Comm comm, const std::string& line);
 

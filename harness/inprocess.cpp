@@ -76,8 +76,8 @@ void run_rank(Transport& threads, const Shared& w) {
   const InProcessRun& run = w.run;
   const int me = threads.rank();
   Memory mem;
-  std::optional<DirectTransport> peers;
-  if (w.direct) peers.emplace(threads, *w.regions, mem);
+  std::unique_ptr<DirectTransport> peers;
+  if (w.direct) peers = DirectTransport::make(run.signals, threads, *w.regions, mem);
   Transport& transport = w.direct ? static_cast<Transport&>(*peers) : threads;
   Comm comm(transport, mem);
   // Every message, for the ports' bytes; the states only when asked.
@@ -91,8 +91,10 @@ void run_rank(Transport& threads, const Shared& w) {
   comm.watch(out.data(), out.bytes());
   const CollectiveJob job{comm,     before.data(), out.data(),    run.N,   {run.dtype, run.op_kind},
                           run.root, mem,           run.segment_B, &w.nodes};
+  const uint64_t waits_before = mem.waits();
   try {
     run.algo.run(job);
+    mem.sync();  // the end of the call, as the programs' timing loop waits for it
   } catch (...) {
     if (w.direct) w.regions->fail();  // the others stop waiting for this rank
     throw;
@@ -105,6 +107,8 @@ void run_rank(Transport& threads, const Shared& w) {
   if (me == 0) result.counted = t, result.sent = sent, result.arrived = arrived;
   result.snapshots[me] = recorder.snapshots();
   result.outputs[me] = values_of(out);
+  if (peers)
+    result.costs[me] = {peers->received(), peers->receive_ops(), mem.waits() - waits_before};
   if (!run.op.has_data) return;
   const Mismatch m = compare(
       out, [&](size_t i) { return w.truth.after(me, i); }, w.truth.checked(me));
@@ -120,6 +124,7 @@ InProcessResult run_in_process(ThreadWorld& world, const InProcessRun& run) {
   result.wrong.resize(run.P);
   result.snapshots.resize(run.P);
   result.outputs.resize(run.P);
+  result.costs.resize(run.P);
   // Where the ranks run: as asked, or one node.
   const Nodes nodes = run.nodes.empty() ? Nodes::blocks(run.P, run.P) : run.nodes;
   result.direct = run.direct || run.algo.reads_peers;

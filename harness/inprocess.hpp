@@ -24,10 +24,11 @@ struct InProcessRun {
   Op op_kind = Op::sum;
   int root = 0;
   bool in_place = false;
-  Nodes nodes = {};           // where the ranks run (the hierarchical all-reduce looks)
-  size_t segment_B = 0;       // the segmented ring's
-  Fill fill = Fill::pattern;  // Fill::rank: the known vectors --show prints
-  bool trace = false;         // keep each rank's buffer after every step
+  Nodes nodes = {};                 // where the ranks run (the hierarchical all-reduce looks)
+  size_t segment_B = 0;             // the segmented ring's
+  Signals signals = Signals::host;  // over direct access: who writes and polls the flags
+  Fill fill = Fill::pattern;        // Fill::rank: the known vectors --show prints
+  bool trace = false;               // keep each rank's buffer after every step
   // Over the direct transport (core/direct_transport.hpp): buffers in each
   // rank's region, messages read from peers' memory; always for an
   // algorithm that reads peers' memory itself.
@@ -70,6 +71,13 @@ struct InProcessResult {
   std::vector<std::string> wrong;                // per rank: "" or its first wrong element
   std::vector<std::vector<Snapshot>> snapshots;  // per rank, when traced
   std::vector<std::vector<double>> outputs;      // per rank, the result buffer
+  // Over the direct transport, per rank: messages received, the copies and
+  // reductions (GPU launches) queued to receive them, and the syncs (host
+  // round trips on the GPU) the run made.
+  struct Costs {
+    uint64_t received = 0, receive_ops = 0, waits = 0;
+  };
+  std::vector<Costs> costs;
 
   // "" when every rank's result is right and the counted traffic is the model's,
   // message by message (step, sender, receiver, bytes, reduced or not).

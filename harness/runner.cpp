@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/distribution.hpp"
 #include "core/errors.hpp"
 #include "core/recorder.hpp"
 #include "core/stats.hpp"
@@ -24,7 +25,7 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   "number of ranks, {}",
                                                                   opts.root, comm.size()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
-  comm.use(mem_, device_.transport);
+  comm.use(mem_, device_.transport, device_.signals);
   if (direct())
     register_buffers(
         RegionLayout::of(0, 0, kProbeScratch_B));  // the time model's probe sends from it
@@ -38,9 +39,12 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   info_.P = comm.size();
   info_.root = opts.root;
   info_.iters = opts.iters;
+  const Load load = load_at_start(comm.mpi());
+  info_.busy_at_start = load.busy, info_.cores_per_node = load.cores;
   info_.warmup = opts.warmup;
   info_.in_place = opts.in_place;
   info_.transport = device_.transport;
+  info_.ranks_per_gpu = device_.ranks_per_gpu;
   info_.placement = gather_placement(comm.mpi());
   library_counted_ = library_counting(comm.mpi());
   MPI_Group world, mine;
@@ -104,9 +108,11 @@ void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
     if (states) comm_.watch(c.watched ? c.watched : c.output->data(), c.output->bytes());
     MPI_Barrier(comm_.mpi());
     if (library) library_window_open();
+    const gpu::Activity before = mem_.on_gpu() ? gpu::activity() : gpu::Activity{};
     c.run();
     if (library) library_sent = library_window_close();
     mem_.sync();
+    if (mem_.on_gpu()) count_gpu(before, row);
   }
   if (c.impl != Impl::hand) {  // a library call: nothing of it went through Comm
     if (library) count_library(c, library_sent, row);
@@ -173,6 +179,42 @@ void Runner::judge(const Case& c, Row& row) {
   failed_ |= row.check == Check::fail;
 }
 
+// Every rank's time of every iteration, on rank 0: the distribution's
+// figures for the row (distribution.hpp), agreed on every rank, and each
+// time for --times.
+void Runner::describe_iterations(const std::vector<double>& mine, Row& row) {
+  const int P = comm_.size(), n = int(mine.size());
+  std::vector<double> all(comm_.rank() == 0 ? size_t(P) * n : 0);
+  MPI_Gather(mine.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, comm_.mpi());
+  double figures[9] = {};
+  if (comm_.rank() == 0) {
+    row.iteration_times.assign(size_t(P), {});
+    for (int r = 0; r < P; ++r)
+      row.iteration_times[r].assign(all.begin() + r * n, all.begin() + (r + 1) * n);
+    const Distribution d = distribution(row.iteration_times);
+    const double none = -1;
+    figures[0] = d.p90_us.value_or(none), figures[1] = d.p99_us.value_or(none);
+    figures[2] = d.ci_lo_us.value_or(none), figures[3] = d.ci_hi_us.value_or(none);
+    figures[4] = d.rank_spread, figures[5] = d.slowest_rank, figures[6] = d.slowest_share;
+  }
+  MPI_Bcast(figures, 9, MPI_DOUBLE, 0, comm_.mpi());
+  auto given = [](double v) { return v < 0 ? std::nullopt : std::optional<double>(v); };
+  row.t_p90_us = given(figures[0]), row.t_p99_us = given(figures[1]);
+  row.t_median_ci_lo_us = given(figures[2]), row.t_median_ci_hi_us = given(figures[3]);
+  row.rank_spread = figures[4];
+  row.slowest_rank = int(figures[5]);
+  row.slowest_share = figures[6];
+}
+
+// What one call asked of the GPU, on the rank that asked the most.
+void Runner::count_gpu(const gpu::Activity& before, Row& row) {
+  const gpu::Activity after = gpu::activity();
+  uint64_t mine[2] = {after.launches - before.launches, after.host_waits - before.host_waits};
+  uint64_t most[2];
+  MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, comm_.mpi());
+  row.gpu_launches = most[0], row.gpu_host_waits = most[1];
+}
+
 // Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
 void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   for (int i = 0; i < opts_.warmup; ++i) {
@@ -181,17 +223,19 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     c.run();
     mem_.sync();
   }
-  std::vector<double> mine(opts_.iters), slowest(opts_.iters);
-  for (int i = 0; i < opts_.iters; ++i) {
+  const int iters = opts_.iters_for(row.bytes);
+  std::vector<double> mine(iters), slowest(iters);
+  for (int i = 0; i < iters; ++i) {
     c.prepare();
     MPI_Barrier(comm_.mpi());
     double t0 = MPI_Wtime();
     c.run();
     mem_.sync();  // on the GPU a run ends when its last kernel or copy has
-    mine[i] = (MPI_Wtime() - t0) * 1e6;
+    mine[i] = (MPI_Wtime() - t0) * 1e6 * c.time_scale;
   }
-  MPI_Allreduce(mine.data(), slowest.data(), opts_.iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
-  for (double& t : slowest) t *= c.time_scale;
+  MPI_Allreduce(mine.data(), slowest.data(), iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
+  row.iters = iters;
+  describe_iterations(mine, row);
   std::sort(slowest.begin(), slowest.end());
   const size_t n = slowest.size();
   row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;

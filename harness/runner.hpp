@@ -11,6 +11,7 @@
 
 #include "core/buffer.hpp"
 #include "core/comm.hpp"
+#include "core/device.hpp"
 #include "core/direct_transport.hpp"
 #include "core/library_monitor.hpp"
 #include "core/memory.hpp"
@@ -64,6 +65,7 @@ class Runner {
   Runner(Comm& comm, const Options& opts, const Nodes& nodes);
 
   Memory& memory() { return mem_; }
+  int ranks() const { return comm_.size(); }
   // Where jobs run: the real nodes, or blocks of --node-size ranks.
   const Nodes& nodes() const { return nodes_; }
   Nccl* nccl() { return device_.nccl.get(); }  // null: no NCCL rows
@@ -80,6 +82,8 @@ class Runner {
   // rank asking the same layout: the memory's scratch now lives there.
   // Earlier pointers into the region are gone.
   bool direct() const { return device_.transport == TransportKind::direct; }
+  // Ranks share one GPU over direct access: the time model is the GPU's memory.
+  bool shares_gpu() const { return direct() && device_.ranks_per_gpu > 1; }
   struct Registered {
     char *in, *out;
   };
@@ -93,6 +97,8 @@ class Runner {
   void judge(const Case& c, Row& row);
   void time_runs(const Shape& shape, const Case& c, Row& row);
   void count_library(const Case& c, const std::vector<LibrarySend>& sent, Row& row);
+  void count_gpu(const gpu::Activity& before, Row& row);
+  void describe_iterations(const std::vector<double>& mine, Row& row);
 
   Comm& comm_;
   const Options& opts_;

@@ -27,7 +27,7 @@ class RowWriter {
  private:
   const Options& opts_;
   int rank_ = 0;
-  LinesFile csv_, json_;
+  LinesFile csv_, json_, times_;
 };
 
 }  // namespace commlab

@@ -552,42 +552,57 @@ TEST_CASE("predict: the ring at P = 1024, 1 GiB, A100 NVLink, by hand") {
 }
 
 TEST_CASE(
-    "report --rules: the fastest forced algorithm per size, from 0 B, in a file Open MPI's reader "
-    "takes") {
-  auto row = [](const std::string& algorithm, int P, uint64_t bytes, double us) {
+    "report --rules: Open MPI's choice kept unless a forced algorithm is faster beyond the noise, "
+    "in a file Open MPI's reader takes") {
+  auto row = [](const std::string& algorithm, int P, uint64_t bytes, double us, double lo,
+                double hi) {
     Measurement m;
     m.algorithm = algorithm, m.impl = Impl::mpi, m.P = P, m.bytes = bytes, m.t_median_us = us;
-    m.check = Check::ok;
+    m.ci_lo_us = lo, m.ci_hi_us = hi, m.check = Check::ok;
     return m;
   };
-  // P = 4: recursive doubling fastest at 4 KiB, the ring at 64 KiB and 1 MiB
-  // (a second run of the ring, slower, does not change that); the default
-  // row and a failed row are not candidates.
-  std::vector<Measurement> rows{row("MPI_Allreduce:recursive_doubling", 4, 4096, 10),
-                                row("MPI_Allreduce:ring", 4, 4096, 20),
-                                row("MPI_Allreduce:recursive_doubling", 4, 65536, 50),
-                                row("MPI_Allreduce:ring", 4, 65536, 40),
-                                row("MPI_Allreduce:ring", 4, 65536, 45),
-                                row("MPI_Allreduce:ring", 4, 1048576, 400),
-                                row("MPI_Allreduce:recursive_doubling", 4, 1048576, 900),
-                                row("MPI_Allreduce", 4, 1048576, 1),
-                                row("MPI_Bcast:binomial", 2, 64, 5)};
-  rows.push_back(row("MPI_Allreduce:basic_linear", 4, 1048576, 2));
+  // P = 4. 4 KiB: recursive doubling's interval wholly below the default's:
+  // switched. 64 KiB: the ring's median is lower but the intervals overlap:
+  // the default kept. 1 MiB: the ring beyond the noise in one launch, but a
+  // second launch's interval reaches the default's: kept. A failed row is
+  // not a candidate.
+  std::vector<Measurement> rows{row("MPI_Allreduce", 4, 4096, 20, 19, 21),
+                                row("MPI_Allreduce:recursive_doubling", 4, 4096, 10, 9, 11),
+                                row("MPI_Allreduce:ring", 4, 4096, 30, 29, 31),
+                                row("MPI_Allreduce", 4, 65536, 50, 45, 55),
+                                row("MPI_Allreduce:ring", 4, 65536, 40, 35, 46),
+                                row("MPI_Allreduce", 4, 1048576, 500, 490, 510),
+                                row("MPI_Allreduce:ring", 4, 1048576, 400, 395, 405),
+                                row("MPI_Allreduce:ring", 4, 1048576, 420, 400, 495),
+                                row("MPI_Bcast", 2, 64, 9, 8.5, 9.5),
+                                row("MPI_Bcast:binomial", 2, 64, 5, 4.5, 5.5),
+                                row("MPI_Alltoall", 2, 64, 5, 4.5, 5.5)};
+  rows.push_back(row("MPI_Allreduce:basic_linear", 4, 1048576, 2, 1, 3));
   rows.back().check = Check::fail;
   const std::string text = open_mpi_rules(rows, "test");
-  // 4 KiB to 64 KiB change at their geometric mean, 16 KiB.
+  // From recursive doubling back to the default at the geometric mean of 4 KiB and 64 KiB.
   CHECK(text.find("4  # P\n2  # message sizes\n0 3 0 0  # from 0 B: recursive_doubling\n"
-                  "16384 4 0 0  # from 16384 B: ring\n") != std::string::npos);
+                  "16384 0 0 0  # from 16384 B: Open MPI's own choice\n") != std::string::npos);
+  CHECK(text.find("P = 4, 4096 B: recursive_doubling 10.0 us [9.0, 11.0] against the default "
+                  "20.0 us [19.0, 21.0]: faster beyond the noise") != std::string::npos);
+  CHECK(text.find("P = 4, 65536 B: ring 40.0 us [35.0, 46.0] against the default 50.0 us "
+                  "[45.0, 55.0]: not faster beyond the noise, the default kept") !=
+        std::string::npos);
+  CHECK(text.find("P = 4, 1048576 B: ring 400.0 us [395.0, 495.0]") != std::string::npos);
   CHECK(text.find("7  # MPI_Bcast") != std::string::npos);
-  CHECK(text.find("2  # collectives") != std::string::npos);
+  CHECK(text.find("2  # collectives") != std::string::npos);  // Alltoall forced nothing
   const std::string path = write_temp(text);
   CHECK(rules_problem(path) == "");
   std::filesystem::remove(path);
-  CHECK_THROWS_WITH(open_mpi_rules({row("MPI_Allreduce", 4, 64, 1)}, "f.csv"),
+  // Forced rows without their default: nothing to be faster than, so kept.
+  const std::string alone = open_mpi_rules({rows[1], rows[2]}, "test");
+  CHECK(alone.find("1  # message sizes\n0 0 0 0") != std::string::npos);
+  CHECK(alone.find("the default not measured: kept") != std::string::npos);
+  CHECK_THROWS_WITH(open_mpi_rules({row("MPI_Allreduce", 4, 64, 1, 1, 1)}, "f.csv"),
                     Catch::Contains("no row forced"));
   // The file cannot tell dtypes (or devices, or ops) apart: one at a time.
-  std::vector<Measurement> mixed{row("MPI_Allreduce:ring", 4, 64, 1),
-                                 row("MPI_Allreduce:ring", 4, 64, 1)};
+  std::vector<Measurement> mixed{row("MPI_Allreduce:ring", 4, 64, 1, 1, 1),
+                                 row("MPI_Allreduce:ring", 4, 64, 1, 1, 1)};
   mixed[0].dtype = "float32", mixed[1].dtype = "float64";
   CHECK_THROWS_WITH(open_mpi_rules(mixed, "f.csv"), Catch::Contains("one device, dtype and op"));
 }

@@ -116,6 +116,7 @@ bad "unknown op" 2 -o avg --csv "$csv"
 bad "zero iterations" 2 -i 0 --csv "$csv"
 bad "-d cuda without a GPU" 3 -d cuda -n 4 --csv "$csv"
 bad "more memory than the machine" 2 -m 64G --csv "$csv"
+bad "an empty --mpi-algorithm (an unset variable)" 2 --mpi-algorithm "" -n 4 --csv "$csv"
 bad "unwritable CSV path" 3 -n 4 --csv /nonexistent-dir/r.csv
 bad "unwritable JSON path" 3 -n 4 --csv "$csv" --json /nonexistent-dir/r.json
 echo "a,b" > "$TMP/other.csv"
@@ -201,6 +202,14 @@ grep -q "^P = 4: tree up to 571 B, then ring$" "$TMP/out" \
 pred --link ib-hdr -P 1048576 -m 1G -a ring,tree --csv "$TMP/p.csv"
 [ "$(grep -cE '^ +1048576 +1 GiB ' "$TMP/out")" = 1 ] && [ "$(wc -l < "$TMP/p.csv")" = 3 ] \
   && ok "predict at P = 2^20: a row, and the CSV" || fail "predict P = 2^20"
+# Ranks sharing one GPU (time-model.md, worked there at P = 4): one_shot,
+# then two_shot, which moves less of the GPU's memory from a few MiB on.
+pred --shared-gpu --alpha 8 --bandwidth 4241 -P 4 -m 4K:64M -a one_shot,two_shot,ring \
+  && grep -q "^P = 4: one_shot up to 3.6 MiB, then two_shot$" "$TMP/out" \
+  && grep -Eq "^ +4 +64 MiB .* two_shot$" "$TMP/out" \
+  && ok "predict --shared-gpu: one_shot, then two_shot from 3.6 MiB" || { fail "predict --shared-gpu"; cat "$TMP/out"; }
+pred --shared-gpu --link nvlink-a100; refused $? "predict --shared-gpu with a link" "give the GPU by --alpha"
+pred --shared-gpu --alpha 8 --bandwidth 4241 -P 128; refused $? "predict --shared-gpu at P = 128" "64 at most"
 pred --link 400gbe; refused $? "predict: unknown link" "no such link (choose from"
 pred -P 0 --link ib-hdr; refused $? "predict: P = 0" "P must be 1 to 1048576"
 pred -P 2097152 --link ib-hdr; refused $? "predict: P past 2^20" "P must be 1 to 1048576"

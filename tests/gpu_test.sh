@@ -15,6 +15,9 @@
 . "$(dirname "$0")/support/check_lib.sh"
 BIN=${1:-build/bin}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+# The report reads the CSVs: built into build/bin, beside the emulated programs' folder.
+REPORT=$BIN/report
+[ -x "$REPORT" ] || REPORT=$(dirname "$BIN")/bin/report
 if [ ! -x "$BIN/gpu_bandwidth" ]; then echo "skipped: built without CUDA"; exit 77; fi
 # Every operation, as the build lists them (allreduce runs all its algorithms).
 PROGRAMS=${PROGRAMS:-$(cat "$BIN/programs.txt")}
@@ -105,6 +108,15 @@ direct_runs() {  # WHAT
     fi
   done
 }
+# Ranks sharing a GPU run the direct part under MPS where it can be started
+# (a real GPU, the daemon not running, nvidia-cuda-mps-control on PATH);
+# stopped again after it, and only what this script started.
+mps_started=0
+if [ $emulated = 0 ] && [ ! -p "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ] \
+   && command -v nvidia-cuda-mps-control >/dev/null && nvidia-cuda-mps-control -d; then
+  mps_started=1
+  echo "# MPS control daemon started for the direct part"
+fi
 CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} direct_runs "sharing one GPU"
 [ "$gpus" -gt 1 ] && direct_runs "a GPU each"
 # Every dtype and op the reading kernels take, at P = 4 on one GPU.
@@ -114,10 +126,37 @@ if CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run 4 "$BIN/allreduce" -d cud
 else
   fail "every dtype and op over direct access"
 fi
+# What a call asks of the GPU over direct access (the rows' gpu_launches and
+# gpu_host_waits, the busiest rank's), at 6 MB, where a message cut in
+# pieces would take dozens: each message one launch, so no more launches
+# than messages in all and a few (the input's copy, one_shot's fences); with
+# the device's signals (the default where ranks' kernels run at once: MPS,
+# a GPU each, the emulated GPU) the host waits once a call, at its end; with
+# the host's (COMMLAB_DIRECT_SIGNAL=host) at most twice a step. The
+# in-process tests hold each message to one launch exactly.
+for signals in device host; do
+  for P in 2 4; do
+    rm -f "$TMP/costs.csv"
+    if COMMLAB_DIRECT_SIGNAL=$signals CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run "$P" \
+         "$BIN/allreduce" -d cuda --transport direct --registered -n 1500007 -i 1 -x 0 --csv "$TMP/costs.csv" \
+       && grep -q "signals: $signals" "$TMP/out"; then
+      bad=$("$REPORT" --column impl,algorithm,steps,gpu_launches,gpu_host_waits,msgs_total "$TMP/costs.csv" |
+        awk -F'\t' -v s="$signals" '$1 == "hand" {
+          ++n; waits_ok = s == "device" ? $5 == 1 : $5 <= 2 * $3 + 1
+          if (!($4 != "" && $4 <= $6 + 4 && waits_ok)) printf "%s: %s launches, %s waits in %s steps; ", $2, $4, $5, $3 }
+          END { if (n < 11) printf "%d hand-written rows, not 11", n }')
+      [ -z "$bad" ] && ok "direct, $signals signals, P=$P: a launch per message, host waits as they should be" \
+        || fail "direct, $signals signals, P=$P: $bad"
+    else
+      fail "direct, $signals signals, P=$P (exit $?)"
+    fi
+  done
+done
 for prog in bcast gather alltoall reduce_scatter; do
   CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run 3 "$BIN/$prog" -d cuda --transport direct -n 1,100003 -i 1 -x 0 -r 1 \
     && ! grep -q FAIL "$TMP/out" && ok "$prog over direct access on the GPU, P=3" || fail "$prog direct on the GPU"
 done
+[ $mps_started = 1 ] && echo quit | nvidia-cuda-mps-control
 # GPUs that cannot read each other (emulated: COMMLAB_EMULATED_PEER_FAULT):
 # one line naming the rank and both GPUs, exit 2 on every rank.
 if [ $emulated = 1 ]; then
@@ -147,15 +186,23 @@ elif command -v compute-sanitizer >/dev/null; then
       fail "memcheck $prog"
     fi
   done
-  # The kernels that read peers' memory: memcheck, racecheck, synccheck over direct access.
-  for tool in memcheck racecheck synccheck; do
-    if timeout "$RUN_TIMEOUT" mpirun -q --oversubscribe -np 2 compute-sanitizer --tool "$tool" \
-      --error-exitcode 9 "$BIN/allreduce" -d cuda --transport direct -a one_shot,two_shot,ring \
-      -n 1,100003,1500007 -T float32,float16 -i 1 -x 0 >"$TMP/out" 2>"$TMP/err" \
-      && grep -q "ERROR SUMMARY: 0 errors" "$TMP/out" "$TMP/err"; then
-      ok "$tool, direct access: $(grep -h -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$TMP/out" "$TMP/err")"
+  # The kernels that read peers' memory: memcheck, racecheck, synccheck over
+  # direct access, with the host signalling (the sanitizer's own serialising
+  # of kernels would hold up kernels that wait for each other), and memcheck
+  # once with the device's signal kernels. The exit status decides
+  # (--error-exitcode); each tool's summary line is quoted: memcheck and
+  # synccheck print "ERROR SUMMARY: 0 errors", racecheck "RACECHECK SUMMARY:
+  # 0 hazards displayed (0 errors, 0 warnings)".
+  summary='(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors)'
+  for case in "memcheck host" "racecheck host" "synccheck host" "memcheck device"; do
+    set -- $case
+    if COMMLAB_DIRECT_SIGNAL=$2 timeout "$RUN_TIMEOUT" mpirun -q --oversubscribe -np 2 \
+      compute-sanitizer --tool "$1" --error-exitcode 9 "$BIN/allreduce" -d cuda --transport direct \
+      -a one_shot,two_shot,ring,recursive_doubling -n 1,100003,1500007 -T float32,float16 -i 1 \
+      -x 0 >"$TMP/out" 2>"$TMP/err" && grep -Eq "$summary" "$TMP/out" "$TMP/err"; then
+      ok "$1, direct access, $2 signals: $(grep -Eho "$summary" "$TMP/out" "$TMP/err" | head -1)"
     else
-      fail "$tool, direct access"
+      fail "$1, direct access, $2 signals"
     fi
   done
 else

@@ -114,20 +114,25 @@ void check_operation(const std::string& name, const std::vector<int>& Ps, bool d
     ThreadWorld world(P);
     for (const CollectiveAlgorithm& algo : op->algorithms)
       for (Run run : runs(*op, algo, P))
-        // An algorithm that reads peers' memory: on registered buffers, and on the user's own.
-        for (bool private_buffers : {false, true}) {
-          if (private_buffers && !algo.reads_peers) continue;
-          run.direct = direct;
-          run.private_buffers = private_buffers;
-          std::string error;
-          try {
-            error = check(world, run);
-          } catch (const std::exception& e) {
-            error = e.what();
+        // An algorithm that reads peers' memory: on registered buffers, and
+        // on the user's own; over direct access, signalled by the host and
+        // by the device's ops (signals.hpp).
+        for (bool private_buffers : {false, true})
+          for (Signals signals : {Signals::host, Signals::device}) {
+            if (private_buffers && !algo.reads_peers) continue;
+            if (signals == Signals::device && !direct && !algo.reads_peers) continue;
+            run.direct = direct;
+            run.private_buffers = private_buffers;
+            run.signals = signals;
+            std::string error;
+            try {
+              error = check(world, run);
+            } catch (const std::exception& e) {
+              error = e.what();
+            }
+            INFO(run.describe());
+            CHECK(error == "");
           }
-          INFO(run.describe());
-          CHECK(error == "");
-        }
   }
 }
 
@@ -266,4 +271,38 @@ TEST_CASE("in-process: the committed cluster rows count what they counted", "[ev
     CHECK(now == then);
   }
   CHECK(hand == 168);  // every hand-written row of the folder
+}
+
+// What a call costs the GPU over direct access, counted on the host's
+// Memory (each copy or reduction is one launch there; each sync a host
+// round trip): every message received in one pass, reduced straight from
+// the sender's memory where the step reduces; with host signalling at most
+// two syncs a step (before it posts, where its own work is queued; after it
+// reads) and the call's last; with device signalling the call's last only.
+TEST_CASE("in-process, direct transport: one launch per message; host waits per step") {
+  const auto op = make_operation("allreduce");
+  for (int P : {2, 3, 4, 5, 8})
+    for (const CollectiveAlgorithm& algo : op->algorithms)
+      for (Signals signals : {Signals::host, Signals::device})
+        for (size_t N : {size_t(P + 1), size_t(100003)}) {
+          ThreadWorld world(P);
+          Run run{*op, algo, P, N};
+          run.direct = true;
+          run.signals = signals;
+          run.nodes = Nodes::blocks(P, 2);
+          INFO(run.describe());
+          const InProcessResult result = run_in_process(world, run);
+          const Traffic model = algo.model(run.shape());
+          REQUIRE(result.verdict(model) == "");
+          for (int r = 0; r < P; ++r) {
+            const InProcessResult::Costs& c = result.costs[r];
+            INFO("rank " << r << ": " << c.received << " received, " << c.receive_ops
+                         << " receive ops, " << c.waits << " waits");
+            CHECK(c.receive_ops == c.received);
+            if (signals == Signals::device)
+              CHECK(c.waits <= 1);
+            else
+              CHECK(c.waits <= 2 * model.steps + 1);
+          }
+        }
 }

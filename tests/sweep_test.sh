@@ -59,7 +59,7 @@ OUT=$TMP/fresh FRESH=1 PROGRAMS=bcast PS=2 sweep && rc=0 || rc=$?
 [ $rc = 0 ] && [ ! -e "$TMP/fresh/marker" ] && grep -q '	ok	' "$TMP/fresh/cells.tsv" \
   && ok "FRESH=1: measured anew, the folder replaced" || fail "FRESH=1 (exit $rc)"
 
-for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh"; do
+for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh" "SIZES=1GB" "ITERS=lots"; do
   env "$bad" OUT="$TMP/bad" bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1 && rc=0 || rc=$?
   [ $rc = 2 ] && [ ! -e "$TMP/bad" ] && grep -q "^error: ${bad%%=*}" "$TMP/log" \
     && ok "bad setting $bad: exit 2 before launching anything" || fail "bad setting $bad (exit $rc)"

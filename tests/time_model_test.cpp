@@ -135,3 +135,32 @@ TEST_CASE("time model: the test-only probe scale moves alpha, beta, gamma and se
   CHECK(same.exchange.at(1e6) == Approx(2 + 0.01 * 1e6));
   CHECK(same.source.empty());
 }
+
+// Ranks sharing one GPU (docs/time-model.md): a step's fixed cost, and the
+// bytes every rank's copies and reductions move in its memory over its
+// bandwidth; worked by hand at P = 4, N = 4 MiB (1 MiB chunks), 5 us a step
+// and 1000 GB/s.
+TEST_CASE("time model: ranks sharing a GPU, its memory the resource, worked by hand") {
+  CostModel gpu;
+  gpu.shared = SharedMemory{5, 1000};
+  const size_t count = size_t(1) << 20;  // float32: 4 MiB
+  const double MiB = 1 << 20;
+  auto predict = [&](CollectiveAlgorithm a) { return gpu.predict_us(a.model(4, count, 4, 0)); };
+  // The ring: 3 steps of 4 chunks reduced straight from the sender (3 x 1 MiB
+  // each: the two terms and the sum), 3 of 4 chunks copied (2 x 1 MiB).
+  CHECK(memory_B(allreduce_ring_algorithm().model(4, count, 4, 0)) == uint64_t(60 * MiB));
+  CHECK(predict(allreduce_ring_algorithm()) == Approx(6 * 5 + 60 * MiB / 1e6));
+  // One-shot: each rank one pass over its 3 peers' buffers and its own, and the sum: 5 x 4 MiB.
+  CHECK(memory_B(allreduce_one_shot_algorithm().model(4, count, 4, 0)) == uint64_t(80 * MiB));
+  CHECK(predict(allreduce_one_shot_algorithm()) == Approx(5 + 80 * MiB / 1e6));
+  // Two-shot: its chunk from 4 terms (5 x 1 MiB), then 3 chunks read (2 x 1 MiB each).
+  CHECK(memory_B(allreduce_two_shot_algorithm().model(4, count, 4, 0)) == uint64_t(44 * MiB));
+  CHECK(predict(allreduce_two_shot_algorithm()) == Approx(2 * 5 + 44 * MiB / 1e6));
+  // Recursive doubling: 2 steps, each rank reducing a whole 4 MiB buffer.
+  CHECK(predict(allreduce_recursive_doubling_algorithm()) == Approx(2 * 5 + 96 * MiB / 1e6));
+  // At 64 MiB two_shot moves less than one_shot: the GPU's model picks it.
+  CHECK(gpu.predict_us(allreduce_two_shot_algorithm().model(4, 16 * count, 4, 0)) <
+        gpu.predict_us(allreduce_one_shot_algorithm().model(4, 16 * count, 4, 0)));
+  // A private buffer copied in by every rank at once: 4 ranks x 2 x 4 MiB.
+  CHECK(gpu.copy_us(4 * MiB, 4) == Approx(32 * MiB / 1e6));
+}

@@ -33,11 +33,14 @@ namespace {
 std::map<uintptr_t, size_t> g_device;  // allocation start -> bytes mapped
 std::deque<std::function<void()>> g_stream;
 uint64_t g_queued = 0, g_done = 0;
+uint64_t g_waits = 0;  // the host's waits for the stream (Activity)
 
 // Opens the device allocations the pointers fall in, for one queued operation.
 class Open {
  public:
-  explicit Open(std::initializer_list<const void*> pointers) {
+  explicit Open(std::initializer_list<const void*> pointers)
+      : Open(std::vector<const void*>(pointers)) {}
+  explicit Open(const std::vector<const void*>& pointers) {
     for (const void* p : pointers) {
       auto it = g_device.upper_bound(reinterpret_cast<uintptr_t>(p));
       if (it == g_device.begin()) continue;
@@ -84,6 +87,7 @@ std::string bus_id() { return "emulated"; }
 std::string describe() {
   return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)";
 }
+bool emulated() { return true; }
 
 void* alloc(size_t bytes) {
   const size_t page = sysconf(_SC_PAGESIZE),
@@ -216,16 +220,59 @@ void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t c
     });
 }
 
-void sync() { run_until(g_queued); }
+void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, size_t count) {
+  if (!count || !n) return;
+  std::vector<const void*> all(terms, terms + n);
+  enqueue([=] {
+    std::vector<const void*> pointers = all;
+    pointers.push_back(dst);
+    Open open(pointers);
+    const Reduction red{t, op};
+    if (n == 1)
+      std::memmove(dst, all[0], count * red.esize());
+    else
+      red.apply_to(dst, all[0], all[1], count);
+    for (int k = 2; k < n; ++k) red.apply(dst, all[k], count);
+  });
+}
+
+// A kernel that waits for flags another process's kernel writes: it runs
+// when this process waits for its stream, as any queued work here, and
+// spins (with the op's deadline) until the other process's stream, run
+// when that one waits, has written them. Every rank's kernels thus run at
+// once, as under MPS.
+uint64_t signal(const SignalOp& op) {
+  enqueue([op] {
+    std::vector<const void*> pointers{op.room.flag,    op.slot,       op.posted.flag,
+                                      op.arrived.flag, op.from_slot,  op.peer_base,
+                                      op.dst,          op.taken.flag, op.mine};
+    for (int i = 0; i < op.writes; ++i) pointers.push_back(op.write[i].flag);
+    for (int i = 0; i < op.waits; ++i) pointers.push_back(op.wait[i].flag);
+    pointers.erase(std::remove(pointers.begin(), pointers.end(), nullptr), pointers.end());
+    Open open(pointers);
+    run_signal_op(op);
+  });
+  return 0;  // run by one thread: no blocks count themselves
+}
+void share_with(int) {}
+
+void sync() {
+  ++g_waits;
+  run_until(g_queued);
+}
 bool sync_within(double) { return sync(), true; }
+Activity activity() { return {g_queued, g_waits}; }
 
 Event event_create() { return new EventMark; }
 void event_record(Event e) { static_cast<EventMark*>(e)->position = g_queued; }
-void event_wait(Event e) { run_until(static_cast<EventMark*>(e)->position); }
+void event_wait(Event e) {
+  ++g_waits;
+  run_until(static_cast<EventMark*>(e)->position);
+}
 void event_destroy(Event e) { delete static_cast<EventMark*>(e); }
 
 Difference compare(DType t, const void* got, const void* want, size_t count) {
-  sync();
+  sync();  // a host wait, counted there
   Open open{got, want};
   Difference d;
   visit_dtype(t, [&](auto x) {
