@@ -5,6 +5,8 @@
 # 2-core laptop needs); inside a Slurm allocation it becomes `srun -n K`.
 #   bash lab/run.sh 03          # one lab
 #   bash lab/run.sh all         # every lab
+# COMMLAB_BIN names another folder of programs than build/bin (the tests run
+# their own build's).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 source bench/settings.sh  # SITE_SETUP, SRUN_MPI, BIND
@@ -24,7 +26,8 @@ if [ ${#pages[@]} -eq 0 ]; then
   echo "error: no lab '$want' (use a number such as 03, or all)" >&2
   exit 2
 fi
-[ -x build/bin/allreduce ] || { echo "error: build/bin/allreduce is missing: run make first" >&2; exit 2; }
+bin=${COMMLAB_BIN:-build/bin}
+[ -x "$bin/allreduce" ] || { echo "error: $bin/allreduce is missing: run make first" >&2; exit 2; }
 mkdir -p lab-out
 failed=0
 for page in "${pages[@]}"; do
@@ -32,6 +35,7 @@ for page in "${pages[@]}"; do
   while IFS= read -r cmd; do
     cmd=${cmd#\$ }
     [[ $cmd == "mpirun -np "* ]] && cmd="$LAUNCH ${cmd#mpirun -np }"
+    cmd=${cmd//build\/bin\//$bin/}
     echo "\$ $cmd"
     if ! timeout "${LAB_TIMEOUT:-300}" bash -c "$cmd" </dev/null; then
       echo "error: this command failed: $cmd" >&2

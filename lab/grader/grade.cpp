@@ -1,10 +1,12 @@
 // grade: the lab's grader. `grade QUESTIONS ANSWERS` marks each answer right
-// or wrong, saying the likely mistake where it knows one (judge.cpp), the
-// question's hint otherwise, and a form problem as such; `grade --key
-// QUESTIONS` writes the answer key, computed, never typed in; `--template`
-// a blank answers file for the student. The formats are
-// in lab/README.md. Exit status: 0 all right, 1 some wrong or missing, 2 bad
-// input (one line).
+// or wrong, saying the mistake where it can tell which (judge.cpp), the
+// question's hint otherwise, and a form problem as such; a measurement is
+// checked against the student's own run, which the lab's commands wrote into
+// lab-out/ (--outputs). `grade --key QUESTIONS` writes the answer key,
+// computed, never typed in; `--template` a blank answers file for the
+// student, carrying the version of the questions it answers; `--hints` every
+// message a wrong answer can get. The formats are in lab/README.md. Exit
+// status: 0 all right, 1 some wrong or missing, 2 bad input (one line).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -18,70 +20,129 @@ using namespace commlab::lab;
 
 namespace {
 
-// The right answer, or a UsageError that names the questions file.
-Expected answer_of(const std::string& path, const Question& q,
-                   const toml::table* answers = nullptr) {
+// Every answer, or a UsageError that names the questions file.
+std::vector<Expected> answers_of(const std::string& path, const QuestionSet& set,
+                                 const Context& c) {
   try {
-    return expected(q, answers);
+    return expected_all(set, c);
   } catch (const UsageError& e) {
     throw UsageError(path + ": " + e.what());
   }
 }
 
-void print_key(const std::string& path, const QuestionSet& set) {
+void print_key(const std::string& path, const QuestionSet& set, const Context& c) {
   fmt::print("# The answer key of {}: {}\n", path, set.title);
-  fmt::print("# written by build/bin/grade --key (commlab {}), from the tool's own runs.\n",
+  fmt::print("# written by build/bin/grade --key (commlab {}), from the tool's own runs;\n",
              commlab_version());
-  // A measurement like another answer is keyed from that answer's key:
-  // every answer once, then those again.
+  fmt::print("# measurements from {}/.\nversion = {}\n", c.outputs, set.version);
+  // A range like another answer is keyed from that answer's key: every
+  // answer once, then those again.
+  std::vector<Expected> keys = answers_of(path, set, c);
   toml::table keyed;
-  std::vector<Expected> keys;
-  for (const Question& q : set.questions) {
-    keys.push_back(answer_of(path, q));
-    if (keys.back().words.empty() && !keys.back().list)
-      keyed.insert(q.id, keys.back().key_number());
-  }
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i].words.empty() && !keys[i].list && keys[i].unchecked.empty())
+      keyed.insert(set.questions[i].id, keys[i].key_number());
+  Context with_keys = c;
+  with_keys.answers = &keyed;
+  const std::vector<Expected> again = answers_of(path, set, with_keys);
   for (size_t i = 0; i < set.questions.size(); ++i) {
     const Question& q = set.questions[i];
-    if (q.spec.contains("like")) keys[i] = answer_of(path, q, &keyed);
+    const Expected& k = q.spec.contains("like") ? again[i] : keys[i];
     fmt::print("\n# {}\n", q.text);
-    fmt::print("{} = {}\n", q.id, keys[i].key_value());
+    if (!k.unchecked.empty())
+      fmt::print("# {} = ?  (unchecked: {})\n", q.id, k.unchecked);
+    else
+      fmt::print("{} = {}\n", q.id, k.key_value());
   }
 }
 
-// A blank answers file: each question's text, and its id to fill in.
+// A blank answers file: the version of the questions, then each question's
+// text and its id to fill in.
 void print_template(const QuestionSet& set) {
   fmt::print(
       "# {}: your answers. Write each after its '=' (a number, [a list], or \"a word\"),\n"
-      "# and remove the '#' in front of it.\n",
-      set.title);
+      "# and remove the '#' in front of it. Leave the version as it is: it says which\n"
+      "# questions these answers are for.\n"
+      "version = {}\n",
+      set.title, set.version);
   for (const Question& q : set.questions) fmt::print("\n# {}\n# {} =\n", q.text, q.id);
 }
 
+// Every message a wrong answer to each question can get, tab-separated: its
+// hint, and each slip with the answer that gets it (the tests hold every
+// one to naming a mistake, never a ratio to the right answer).
+void print_hints(const std::string& path, const QuestionSet& set, const Context& c) {
+  const std::vector<Expected> all = answers_of(path, set, c);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Question& q = set.questions[i];
+    fmt::print("{}\thint\t\t{}\n", q.id, q.hint);
+    // What an answer of the wrong kind is told: not a power of two, not a size of the table.
+    const Expected& e = all[i];
+    if (e.power_of_two || !e.sizes.empty())
+      fmt::print("{}\tkind\t\t{}\n", q.id,
+                 judge(e, toml::value<double>(e.power_of_two ? 3.0 : e.sizes.front() + 1)).why);
+    for (const Slip& s : all[i].slips) {
+      std::string got = s.word.empty() ? "" : "\"" + s.word + "\"";
+      for (size_t k = 0; k < s.numbers.size(); ++k)
+        got += fmt::format("{}{:.10g}", k ? ", " : "", s.numbers[k]);
+      fmt::print("{}\tslip\t{}\t{}\n", q.id, s.numbers.size() > 1 ? "[" + got + "]" : got, s.says);
+    }
+  }
+}
+
+// An answers file for these questions, as they are now: one line, exit 2, if not.
+void check_version(const toml::table& answers, const std::string& answers_path,
+                   const std::string& path, const QuestionSet& set) {
+  const std::string start = fmt::format(
+      "start from the current template (build/bin/grade --template {}) and copy your answers "
+      "into it",
+      path);
+  const toml::node* v = answers.get("version");
+  if (!v)
+    throw UsageError(fmt::format("{}: no version line: these questions are version {}; {}",
+                                 answers_path, set.version, start));
+  const auto n = v->value<int64_t>();
+  if (!n || v->is_boolean() || !v->is_integer())
+    throw UsageError(fmt::format("{}: the version must be a whole number, version = {}; {}",
+                                 answers_path, set.version, start));
+  if (*n != set.version)
+    throw UsageError(
+        fmt::format("{}: answers to version {} of these questions, which are "
+                    "version {} now (a question's meaning changed); {}",
+                    answers_path, *n, set.version, start));
+}
+
 // Right, wrong or missing, one line each; true when all are right.
-bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set) {
+bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set,
+          Context c) {
   const toml::table answers =
       read_toml(answers_path, "answers are TOML: id = 42, id = [1, 2] with commas, id = \"word\"");
+  check_version(answers, answers_path, path, set);
   for (const auto& [id, value] : answers) {
-    bool known = false;
+    bool known = id.str() == "version";
     for (const Question& q : set.questions) known |= q.id == id.str();
     if (!known)
       throw UsageError(fmt::format("{}: no question '{}' in this lab", answers_path, id.str()));
   }
+  c.answers = &answers;
+  const std::vector<Expected> all = answers_of(path, set, c);
   fmt::print("{}\n", set.title);
   int right = 0;
-  for (const Question& q : set.questions) {
+  for (size_t i = 0; i < set.questions.size(); ++i) {
+    const Question& q = set.questions[i];
     const toml::node* answer = answers.get(q.id);
     if (!answer) {
       fmt::print("  {:<6} missing   {}\n", q.id, q.text);
       continue;
     }
-    const Marked m = judge(answer_of(path, q, &answers), *answer);
+    const Marked m = judge(all[i], *answer);
     if (m.mark == Mark::right) {
       ++right;
       fmt::print("  {:<6} right\n", q.id);
     } else if (m.mark == Mark::format) {
       fmt::print("  {:<6} wrong     format: {}\n", q.id, m.why);
+    } else if (m.mark == Mark::unchecked) {
+      fmt::print("  {:<6} unchecked {}\n", q.id, m.why);
     } else {
       fmt::print("  {:<6} wrong     hint: {}\n", q.id,
                  !m.why.empty()    ? m.why
@@ -98,26 +159,30 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
 int main(int argc, char** argv) {
   CLI::App app("Marks a lab's answers, or writes its answer key", "grade");
   std::string questions, answers;
-  bool key = false, blank = false;
+  bool key = false, blank = false, hints = false;
+  Context c;
   app.add_option("questions", questions, "the lab's questions (lab/NN-name/questions.toml)")
       ->required();
-  app.add_option("answers", answers, "your answers (TOML: id = value)");
+  app.add_option("answers", answers, "your answers (TOML: version = N, then id = value)");
   app.add_flag("--key", key, "write the answer key instead");
   app.add_flag("--template", blank, "write a blank answers file instead");
+  app.add_flag("--hints", hints, "list every message a wrong answer can get instead");
+  app.add_option("--outputs", c.outputs,
+                 "the folder the lab's commands wrote your measurements into (default lab-out)");
   try {
     app.parse(argc, argv);
-    if (int(key) + int(blank) + int(!answers.empty()) != 1)
-      throw UsageError("give ANSWERS to mark, or --key, or --template");
+    if (int(key) + int(blank) + int(hints) + int(!answers.empty()) != 1)
+      throw UsageError("give ANSWERS to mark, or --key, or --template, or --hints");
     const QuestionSet set = read_questions(questions);
     if (blank) {
       print_template(set);
       return 0;
     }
-    if (key) {
-      print_key(questions, set);
+    if (key || hints) {
+      key ? print_key(questions, set, c) : print_hints(questions, set, c);
       return 0;
     }
-    return mark(questions, answers, set) ? 0 : 1;
+    return mark(questions, answers, set, c) ? 0 : 1;
   } catch (const CLI::CallForHelp&) {
     fmt::print("{}", app.help());
     return 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 #include "questions.hpp"
@@ -54,6 +55,8 @@ Marked judge_word(const Expected& e, const toml::node& answer) {
                                 "critical path", "one phase's critical path (half)",
                                 "msgs",          "steps",
                                 "none"};
+  for (const Slip& slip : e.slips)
+    if (slip.word == *s) return {Mark::wrong, slip.says};
   for (const char* k : known) {
     if (*s == k) return {Mark::wrong, ""};
     if (lower(*s) == lower(k))
@@ -86,6 +89,46 @@ std::string number_form(const Expected& e, const std::string& s) {
   return fmt::format("write a number (in {}), not a word", unit);
 }
 
+// What a wrong number is, where a slip says: the slips that match it, if
+// they agree; if two mistakes give the same number, the grader cannot tell
+// which was made, and the question's hint (where to look) is better than a guess.
+std::string slip_said(const Expected& e, const std::vector<double>& got) {
+  std::string said;
+  for (const Slip& slip : e.slips) {
+    if (slip.numbers.size() != got.size()) continue;
+    bool all = true;
+    for (size_t i = 0; all && i < got.size(); ++i) {
+      const double v = slip.numbers[i];
+      if (e.any || e.range) {  // a measurement: as near as the answer must be
+        all = e.range ? got[i] > 0 && v > 0 &&
+                            std::fabs(std::log(got[i] / v)) <=
+                                std::log(std::sqrt(1 / (1 - e.rel_tolerance)))
+                      : e.near(got[i], v);
+      } else {
+        all = near(got[i], v, std::min(std::max(e.rel_tolerance, 1e-6), 0.005));
+      }
+    }
+    if (!all) continue;
+    if (!said.empty() && said != slip.says) return "";
+    said = slip.says;
+  }
+  return said;
+}
+
+// A number that is not of the kind asked: not a power of two where a
+// crossover is, not one of the table's sizes where a measured size is.
+std::string kind_said(const Expected& e, double got) {
+  if (e.power_of_two && got != 0 &&
+      (got < 1 || got != std::floor(got) || (int64_t(got) & (int64_t(got) - 1)) != 0))
+    return "that is not a power of two: the question asks the smallest power of two at which "
+           "the first algorithm's time is below the other's";
+  if (!e.sizes.empty() && got != 0 &&
+      std::none_of(e.sizes.begin(), e.sizes.end(), [&](double s) { return s == got; }))
+    return "that is not one of your table's sizes: give a size in bytes as your table lists "
+           "them, or 0";
+  return "";
+}
+
 }  // namespace
 
 Marked judge(const Expected& e, const toml::node& answer) {
@@ -105,61 +148,50 @@ Marked judge(const Expected& e, const toml::node& answer) {
     return {Mark::format,
             fmt::format("the buffer holds {} element{}; your list has {}", e.numbers.size(),
                         e.numbers.size() == 1 ? "" : "s", got->size())};
+  if (!e.unchecked.empty()) return {Mark::unchecked, e.unchecked};
   if (e.accepts(answer)) return {Mark::right, ""};
-  for (const Slip& slip : e.slips) {
-    if (e.range) {  // a measurement: a slip matches within the range's own factor
-      const double got1 = got->front(), v = slip.numbers.front(),
-                   spread = std::sqrt(1 / (1 - e.rel_tolerance));
-      if (got1 > 0 && v > 0 && std::fabs(std::log(got1 / v)) <= std::log(spread))
-        return {Mark::wrong, slip.says};
-      continue;
-    }
-    // A slip as close to the answer as the tolerance cannot be told from it.
-    if (!e.list && near(slip.numbers.front(), e.numbers.front(), 2 * e.rel_tolerance)) continue;
-    bool all = slip.numbers.size() == got->size();
-    const double within = std::min(std::max(e.rel_tolerance, 1e-6), 0.005);
-    for (size_t i = 0; all && i < got->size(); ++i) all = near((*got)[i], slip.numbers[i], within);
-    if (all) return {Mark::wrong, slip.says};
-  }
-  return {Mark::wrong, ""};
+  // A slip names the mistake (64 for 65536: KiB); the kind only says the
+  // number cannot be right, so it comes second.
+  if (std::string said = slip_said(e, *got); !said.empty() || e.list) return {Mark::wrong, said};
+  return {Mark::wrong, kind_said(e, got->front())};
 }
 
-// The slips of one number W, for P ranks, in the order they are tried: the
-// first to match is the likelier (at P = 2, P x W is also 2 x W).
-std::vector<Slip> number_slips(double W, int P, const std::string& unit) {
+// The slips of one number W in its unit: a unit taken for another. The
+// question's own slips (questions.cpp, and [[question.slip]]) name the
+// mistakes of its reasoning; a number's factor alone names none (twice the
+// answer may be both phases, both directions, or a round trip), so none is
+// guessed from a factor.
+std::vector<Slip> number_slips(double W, const std::string& unit, const std::string& text) {
   std::vector<Slip> s;
   auto add = [&](double v, std::string says) {
-    if (v != W && std::isfinite(v)) s.push_back({{v}, std::move(says)});
+    if (v != W && std::isfinite(v)) s.push_back({{v}, "", std::move(says)});
   };
   if (W == 0) return s;
   if (unit == "B") {
-    add(8 * W, "8 times the answer: bits? The tool counts bytes");
-    add(W / 1048576, "that looks like MiB: give bytes");
-    add(W / 1e6, "that looks like MB: give bytes");
-    add(W * 1e6 / 1048576, "10^6 where 2^20 belongs? 1 MiB is 1048576 bytes");
+    add(8 * W, "that looks like bits: the question counts bytes");
+    add(W / 1048576, "that looks like MiB: give the number of bytes");
+    add(W / 1024, "that looks like KiB: give the number of bytes");
+    add(W / 1e6, "that looks like MB: give the number of bytes");
+    if (W == std::floor(W / 4) * 4)
+      add(W / 4, "that looks like float32 elements: the question asks bytes");
+    if (text.find("MiB") != std::string::npos)
+      add(W * 1e6 / 1048576, "you took 1 MiB as 10^6 bytes: a MiB is 1048576 bytes");
   }
   if (unit == "us") {
     add(W * 1000, "that looks like ns: the answer is in us");
     add(W / 1000, "that looks like ms: the answer is in us");
+    add(W / 1e6, "that looks like seconds: the answer is in us");
   }
   if (unit == "GB/s") {
     add(W * 8, "that looks like Gbit/s: the answer is in GB/s, bytes");
     add(W * 1000, "that looks like MB/s: the answer is in GB/s");
-  }
-  // At P = 2 the P slips are the twice and half ones, which say it better.
-  if (P > 2 && !unit.empty()) {  // a count of steps or messages has no N/P
-    add(W * P / (P - 1), "P where P-1 belongs? A rank sends nothing to itself");
-    add(W * P, "P times the answer: N where N/P belongs, or every rank where one is asked?");
-    add(W / P, "1/P of the answer: N/P where N belongs, or one rank where all are asked?");
-    add(W * (P - 1) / P, "P-1 where P belongs?");
-  }
-  add(2 * W,
-      "twice the answer: something counted twice (both phases, both directions, a "
-      "round trip where one way is asked)?");
-  add(W / 2, "half the answer: a phase, a direction, or half a round trip left out?");
-  if (unit.empty() && W == std::floor(W)) {
-    add(W + 1, "off by one: count the first and the last again");
-    add(W - 1, "off by one: count the first and the last again");
+    add(W * 1e9 / 1073741824, "that looks like GiB/s: here 1 GB is 10^9 bytes");
+    add(1 / (1000 * W),
+        "that looks like beta, a time per byte in us: the question asks the "
+        "bandwidth, 1/beta");
+    add(1 / W,
+        "that looks like beta, a time per byte in ns: the question asks the bandwidth, "
+        "1/beta");
   }
   return s;
 }

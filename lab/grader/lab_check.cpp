@@ -118,8 +118,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-P", max_P, "check P = 1 .. this")->check(CLI::Range(1, 64));
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    return 0;
+  } catch (const CLI::ParseError& e) {  // one line, as every error of the labs' tools
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitUsage;
   }
   const auto op = make_operation("allreduce");
 #ifdef COMMLAB_LAB_FIXTURE
@@ -130,8 +134,8 @@ int main(int argc, char** argv) {
     if (a.name == name) algo = &a;
   if (!algo) {
     fmt::print(stderr,
-               "error: no all-reduce algorithm '{}': add COMMLAB_ALLREDUCE({}) to "
-               "allreduce_algos/algorithms.def and rebuild (make build)\n",
+               "error: no all-reduce algorithm '{}': add it to allreduce_algos/algorithms.def "
+               "(make lab-register NAME={}) and rebuild (make lab)\n",
                name, name);
     return kExitUsage;
   }
