@@ -4,6 +4,15 @@
 # `make test` is the tests that say in minutes whether the code works; `make
 # check` is every test (what CI runs: make test, then make check-slow): those, and every P in process, the
 # sanitizer build, fuzzing, the emulated GPU and the Slurm cluster.
+# MPI=mpich: against Debian's MPICH (mpicxx.mpich, mpiexec.mpich) into
+# build-mpich/, beside the Open MPI build, whose mpirun stays the default.
+MPI ?=
+ifeq ($(MPI),mpich)
+BUILD ?= build-mpich
+CMAKE_FLAGS ?= -DCOMMLAB_MPI=mpich -DCOMMLAB_CUDA=OFF
+else ifneq ($(MPI),)
+$(error MPI must be empty (the default mpirun's MPI) or mpich, not '$(MPI)')
+endif
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=

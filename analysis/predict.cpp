@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/options.hpp"
+#include "core/topology.hpp"
 #include "links.hpp"
 #include "operations/predicted.hpp"
 #include "output.hpp"
@@ -34,6 +35,9 @@ struct Settings {
   // The ranks share one GPU over direct access: the "link" is its memory,
   // and a step's bytes are every rank's moved in it (time-model.md).
   bool shared_gpu = false;
+  // Behind the ports: the switch (none), or a ring or torus of nodes whose
+  // busiest link is charged (core/topology.hpp).
+  std::optional<Topology> topology;
   LinkModel link;
   std::vector<const CollectiveAlgorithm*> algorithms;
   std::string left_out;  // algorithms "all" leaves out here, and why
@@ -206,9 +210,21 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
 // (its steps and memory bytes grow alike with N): the memory bytes stand
 // for the port's, and nothing is reduced apart (a reduction's bytes are
 // among them).
+// On a ring or torus of nodes, from each algorithm's exact model at 1024
+// bytes a rank, its messages routed hop by hop: the busiest link's bytes,
+// step by step, stand for the port's.
 std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
   std::vector<ScaledTraffic> per_B;
   for (const CollectiveAlgorithm* a : s.algorithms) {
+    if (s.topology) {
+      const size_t count = 1024 * size_t(P);
+      const Nodes nodes = Nodes::blocks(P, s.ranks_per_node);
+      const Traffic t = a->model(JobShape{P, count, 1, 0, nodes});
+      const LinkLoad load = link_load(t.messages, nodes.of_rank(), *s.topology);
+      per_B.push_back({double(t.steps), double(load.link_critical_B) / double(count),
+                       double(t.reduced_max_rank_B) / double(count)});
+      continue;
+    }
     if (!s.shared_gpu) {
       per_B.push_back(a->at_scale(P, 1, s.ranks_per_node));
       continue;
@@ -286,14 +302,51 @@ void on_a_shared_gpu(Settings& s, bool link_given) {
   s.link.name = "shared-gpu";
 }
 
+// --topology: a ring or torus of nodes behind the ports; each algorithm's
+// messages are routed one by one, so P goes up to kMaxRoutedP, and the
+// nodes the ranks need must be in it.
+constexpr int kMaxRoutedP = 1024;
+void on_a_topology(Settings& s, const std::string& text) {
+  const Topology t = Topology::parse(text);
+  if (t.dims.empty()) return;  // the switch: the closed forms' own ports
+  if (s.shared_gpu) throw UsageError("--topology: ranks sharing one GPU have no network");
+  if (s.Ps.back() > kMaxRoutedP)
+    throw UsageError(fmt::format("-P {}: on {} every message is routed, P up to {}", s.Ps.back(),
+                                 text, kMaxRoutedP));
+  const int nodes = (s.Ps.back() + s.ranks_per_node - 1) / s.ranks_per_node;
+  if (nodes > t.nodes())
+    throw UsageError(fmt::format("-P {}: {} nodes of {} ranks, and {} has {}", s.Ps.back(), nodes,
+                                 s.ranks_per_node, text, t.nodes()));
+  s.topology = t;
+}
+
+// The link: by name, by hand, or fitted to a folder's rows.
+struct LinkFlags {
+  std::string name, folder;
+  std::optional<double> alpha_us, GBps, gamma_GBps;
+};
+void add_link_flags(CLI::App& app, LinkFlags& l) {
+  app.add_option("--link", l.name, "a named link (--links lists them)")->type_name("NAME");
+  app.add_option("--alpha", l.alpha_us, "by hand: latency per step, us")
+      ->type_name("US")
+      ->check(finite_within(0, 1e9));
+  app.add_option("--bandwidth", l.GBps, "by hand: the link's GB/s each way")
+      ->type_name("GBPS")
+      ->check(finite_within(1e-9, 1e9));
+  app.add_option("--gamma-bandwidth", l.gamma_GBps, "GB/s at which a rank reduces (default: free)")
+      ->type_name("GBPS")
+      ->check(finite_within(1e-9, 1e9));
+  app.add_option("--fit", l.folder, "alpha, beta and gamma fitted to a results folder's rows.csv")
+      ->type_name("FOLDER");
+}
+
 // The command line, every input checked before anything is printed (the
 // --csv path too); nullopt after --help or --links.
 std::optional<Settings> parse(int argc, char** argv) {
   CLI::App app{
       "predict: the all-reduce algorithms' times on a link, from the port model, without MPI"};
-  std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", link_name, folder, csv;
+  std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", csv, topology = "switch";
   double factor = 4;
-  std::optional<double> alpha_us, GBps, gamma_GBps;
   bool list_links = false, shared_gpu = false;
   Settings s;
   app.add_option("-P", ranks,
@@ -308,23 +361,16 @@ std::optional<Settings> parse(int argc, char** argv) {
   app.add_option("--ranks-per-node", s.ranks_per_node, "ranks sharing a node's link (default 1)")
       ->type_name("K")
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--link", link_name, "a named link (--links lists them)")->type_name("NAME");
-  app.add_option("--alpha", alpha_us, "by hand: latency per step, us")
-      ->type_name("US")
-      ->check(finite_within(0, 1e9));
-  app.add_option("--bandwidth", GBps, "by hand: the link's GB/s each way")
-      ->type_name("GBPS")
-      ->check(finite_within(1e-9, 1e9));
-  app.add_option("--gamma-bandwidth", gamma_GBps, "GB/s at which a rank reduces (default: free)")
-      ->type_name("GBPS")
-      ->check(finite_within(1e-9, 1e9));
-  app.add_option("--fit", folder, "alpha, beta and gamma fitted to a results folder's rows.csv")
-      ->type_name("FOLDER");
+  LinkFlags l;
+  add_link_flags(app, l);
   app.add_option("-a", algorithms,
                  "algorithms, comma-separated, or all (default: every one with a closed form)")
       ->type_name("LIST");
   app.add_option("--csv", csv, "write every prediction to FILE")->type_name("FILE");
   app.add_flag("--links", list_links, "list the named links, their figures and sources");
+  app.add_option("--topology", topology,
+                 "the network between the nodes: switch (default), ring:K or torus:AxB; the "
+                 "busiest link charged, each message routed (P up to 1024)");
   app.add_flag("--shared-gpu", shared_gpu,
                "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
                "GPU's memory (its copy GB/s); P up to 64");
@@ -339,11 +385,12 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.sizes_B = parse_size_range(sizes, factor);
   if (double(s.sizes_B.back()) > kMaxBytes)
     throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
-  s.link = chosen_link(link_name, alpha_us, GBps, folder);
-  if (gamma_GBps) s.link.gamma_GBps = *gamma_GBps;
-  if (shared_gpu) on_a_shared_gpu(s, !link_name.empty() || !folder.empty() || gamma_GBps);
+  s.link = chosen_link(l.name, l.alpha_us, l.GBps, l.folder);
+  if (l.gamma_GBps) s.link.gamma_GBps = *l.gamma_GBps;
+  if (shared_gpu) on_a_shared_gpu(s, !l.name.empty() || !l.folder.empty() || l.gamma_GBps);
   s.algorithms = chosen_algorithms(algorithms, shared_gpu);
   if (!shared_gpu) only_where_they_run(s, algorithms != "all");
+  on_a_topology(s, topology);
   if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
@@ -371,6 +418,11 @@ std::string header(const Settings& s) {
   if (!one_node.empty())
     h += "# at P = " + one_node + " every rank is on one node: no byte crosses a link\n";
   if (!s.left_out.empty()) h += "# left out: " + s.left_out + "\n";
+  if (s.topology)
+    h += fmt::format(
+        "# network: {} (routes dimension by dimension, the shorter way; half way round, the "
+        "positive way): beta x the busiest link's bytes, step by step, in place of the port's\n",
+        s.topology->describe());
   return h;
 }
 

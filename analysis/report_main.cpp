@@ -39,7 +39,9 @@ constexpr const char* kUsage =
     "  --column: prints those columns of every row of any CSV file with a header, tab-separated,\n"
     "    a row a line, read as the report reads CSV (a quoted comma stays in its cell)\n"
     "  --rules: prints Open MPI's dynamic rules file that picks, for each MPI call and P, the\n"
-    "    fastest of the algorithms the rows forced (--mpi-algorithm) at each size\n";
+    "    fastest of the algorithms the rows forced (--mpi-algorithm) at each size where it is\n"
+    "    faster beyond the noise; from MPICH's rows, MPICH's JSON tuning file, its evidence on\n"
+    "    stderr\n";
 
 // The summary's fitted model beside each row it covers, for plot.py (which
 // draws the model from these numbers, not from a copy of the model).
@@ -186,8 +188,10 @@ int main(int argc, char** argv) {
         auto more = commlab::read_rows(args[i]);
         rows.insert(rows.end(), more.begin(), more.end());
       }
-      fmt::print("{}", commlab::open_mpi_rules(
-                           rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " "))));
+      const commlab::RulesText rules = commlab::library_rules(
+          rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " ")));
+      fmt::print("{}", rules.file);
+      fmt::print(stderr, "{}", rules.evidence);  // MPICH's: JSON takes no comments
       return 0;
     }
     if (args[0] == "--check") {

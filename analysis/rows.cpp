@@ -122,6 +122,7 @@ Measurement to_measurement(const RowCells& c) {
   m.taught_T_B = c.number(Col::taught_T_B);
   m.check = word(parse_check, c.text(Col::check), c.where());
   m.note = c.text(Col::note), m.host = c.text(Col::host), m.date = c.text(Col::date);
+  m.mpi_version = c.text(Col::mpi_version);
   m.t_model_us = c.number(Col::t_model_us);
   m.chose = c.text(Col::chose);
   if (auto nodes = c.count(Col::nodes)) m.nodes = int(std::min<uint64_t>(*nodes, m.P));

@@ -59,6 +59,7 @@ struct Measurement {
   Check check = Check::off;
   TrafficCheck traffic = TrafficCheck::none;  // counted against the model: none where not compared
   std::string note, host, date;               // date: when its program started, one per run
+  std::string mpi_version;                    // the library's line: "Open MPI v4.1.4", "MPICH ..."
   int line = 0;                               // in its file, for messages
 
   bool hand() const { return impl == Impl::hand; }

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
@@ -20,10 +23,14 @@ struct Library {
   const TunedCall* call = nullptr;
   int number = 0;
 };
-Library library(const Measurement& m) {
-  if (m.impl != Impl::mpi || m.check == Check::fail) return {};
+// The library a row ran on, from its mpi_version ("MPICH Version: 4.0.2").
+MpiLibrary row_library(const Measurement& m) {
+  return m.mpi_version.rfind("MPICH", 0) == 0 ? MpiLibrary::mpich : MpiLibrary::open_mpi;
+}
+Library library(const Measurement& m, MpiLibrary lib) {
+  if (m.impl != Impl::mpi || m.check == Check::fail || row_library(m) != lib) return {};
   const size_t colon = m.algorithm.find(':');
-  const TunedCall* call = tuned_call(m.algorithm.substr(0, colon));
+  const TunedCall* call = tuned_call(m.algorithm.substr(0, colon), lib);
   if (!call) return {};
   if (colon == std::string::npos) return {call, 0};
   const int number = tuned_number(*call, m.algorithm.substr(colon + 1));
@@ -99,12 +106,12 @@ std::string call_rules(const TunedCall& call, const std::map<int, std::map<uint6
   return text;
 }
 
-Table tabulate(const std::vector<Measurement>& rows, const std::string& source) {
+Table tabulate(const std::vector<Measurement>& rows, const std::string& source, MpiLibrary lib) {
   Table table;
   const Measurement* first = nullptr;  // a rules file knows only the call, P and bytes
   std::set<const TunedCall*> forced;
   for (const Measurement& m : rows) {
-    const Library l = library(m);
+    const Library l = library(m, lib);
     if (!l.call) continue;
     if (!first) first = &m;
     if (std::tie(m.device, m.dtype, m.op) != std::tie(first->device, first->dtype, first->op))
@@ -116,7 +123,8 @@ Table tabulate(const std::vector<Measurement>& rows, const std::string& source) 
     table[l.call][m.P][m.bytes][l.number].add(m);
   }
   if (forced.empty())
-    throw ReportError(source + ": no row forced one of Open MPI's algorithms (--mpi-algorithm)");
+    throw ReportError(fmt::format("{}: no row forced one of {}'s algorithms (--mpi-algorithm)",
+                                  source, name(lib)));
   for (auto it = table.begin(); it != table.end();)  // a call of default rows alone
     it = forced.count(it->first) ? std::next(it) : table.erase(it);
   return table;
@@ -125,7 +133,7 @@ Table tabulate(const std::vector<Measurement>& rows, const std::string& source) 
 }  // namespace
 
 std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::string& source) {
-  const Table table = tabulate(rows, source);
+  const Table table = tabulate(rows, source, MpiLibrary::open_mpi);
   std::string text = fmt::format(
       "# Open MPI's dynamic rules (coll_tuned_dynamic_rules_filename), written by report --rules\n"
       "# from {}: for each call, P and size measured, Open MPI's own choice (algorithm 0)\n"
@@ -138,6 +146,92 @@ std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::stri
       source, table.size());
   for (const auto& [call, by_P] : table) text += call_rules(*call, by_P);
   return text;
+}
+
+extern const char* const kMpichTuningJson;  // MPICH 4.0.2's own (harness/mpich_4.0.2_tuning.json)
+
+namespace {
+
+using Json = nlohmann::ordered_json;  // MPICH takes the first branch that holds: order matters
+
+// One P's sizes as MPICH's branches: avg_msg_size up to the byte before the
+// next rule starts, the last one any; a forced algorithm, with its evidence
+// (MPICH reads only the key of an algorithm, not its value), or MPICH's own
+// selection for the call, as compiled into it.
+Json mpich_sizes(const TunedCall& call, int P, const std::map<uint64_t, Size>& by_size,
+                 const Json& own, std::string& evidence) {
+  std::vector<std::pair<uint64_t, int>> rules;  // from bytes, algorithm
+  std::vector<std::vector<std::string>> why;    // each rule's sizes' evidence
+  uint64_t last_B = 0;
+  for (const auto& [bytes, size] : by_size) {
+    const auto [number, reason] = choose(call, size);
+    const std::string line = fmt::format("P = {}, {} B: {}", P, bytes, reason);
+    evidence += fmt::format("# {} {}\n", call.mpi_call, line);
+    if (rules.empty() || number != rules.back().second) {
+      rules.emplace_back(rules.empty() ? 0 : boundary_B(last_B, bytes), number);
+      why.emplace_back();
+    }
+    why.back().push_back(line);
+    last_B = bytes;
+  }
+  Json sizes = Json::object();
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const int number = rules[i].second;
+    // MPICH reads the bound with atoi: past INT_MAX every size is below it.
+    const std::string key =
+        i + 1 < rules.size()
+            ? fmt::format("avg_msg_size<={}",
+                          std::min<uint64_t>(rules[i + 1].first - 1, uint64_t(INT32_MAX)))
+            : "avg_msg_size=any";
+    if (number)
+      sizes[key] = {{"algorithm=" + mpich_container(call, call.algorithms.at(number - 1)),
+                     {{"evidence", why[i]}}}};
+    else
+      sizes[key] = own;
+  }
+  return sizes;
+}
+
+}  // namespace
+
+RulesText mpich_rules(const std::vector<Measurement>& rows, const std::string& source) {
+  Table table = tabulate(rows, source, MpiLibrary::mpich);
+  Json tree = Json::parse(kMpichTuningJson);
+  std::string evidence = fmt::format(
+      "# MPICH's tuning file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE), written by report "
+      "--rules\n# from {}: MPICH 4.0.2's own selection, except where a forced algorithm is "
+      "faster\n# beyond the noise (the 95% interval of its median wholly below the default's).\n",
+      source);
+  for (const auto& [call, by_P] : table) {
+    if (!call->rules_id) {  // MPICH sizes it per rank's part, not as the row's bytes
+      evidence +=
+          fmt::format("# {}: left as MPICH's own (its sizes are not the rows')\n", call->mpi_call);
+      continue;
+    }
+    Json& intra = tree.at("collective=" + call->tuned).at("comm_type=intra");
+    const Json own = intra;
+    Json by_comm = Json::object();
+    for (auto it = by_P.begin(); it != by_P.end(); ++it) {
+      // A P up to the next measured one takes this P's rules (as Open MPI's reader does).
+      const auto next = std::next(it);
+      const std::string key =
+          next == by_P.end() ? "comm_size=any" : fmt::format("comm_size<{}", next->first);
+      by_comm[key] = mpich_sizes(*call, it->first, it->second, own, evidence);
+    }
+    intra = by_comm;
+  }
+  return {tree.dump(1) + "\n", evidence};
+}
+
+RulesText library_rules(const std::vector<Measurement>& rows, const std::string& source) {
+  std::set<MpiLibrary> libraries;
+  for (const Measurement& m : rows)
+    if (m.impl == Impl::mpi && m.algorithm.find(':') != std::string::npos)
+      libraries.insert(row_library(m));
+  if (libraries.size() > 1)
+    throw ReportError(source + ": rows of Open MPI beside rows of MPICH: give one library's");
+  if (libraries.count(MpiLibrary::mpich)) return mpich_rules(rows, source);
+  return {open_mpi_rules(rows, source), ""};
 }
 
 }  // namespace commlab

@@ -5,6 +5,7 @@
 #
 #   SITE_SETUP  a file sourced first: module load, spack load, a venv
 #   SRUN_MPI    srun --mpi=VALUE; empty: slurm.conf's MpiDefault decides
+#               (Open MPI: pmix; Debian's MPICH: pmi2, docs/slurm.md)
 #   BIND        none | core | socket: mpirun --bind-to, srun --cpu-bind;
 #               unset: mpirun none (ranks may outnumber cores), srun as
 #               slurm.conf's TaskPlugin decides
@@ -36,7 +37,7 @@ case $BIND in
   socket) srun_bind=sockets ;;
   *) die "BIND must be none, core or socket, not '$BIND'" ;;
 esac
-MPIRUN_FLAGS="--bind-to ${BIND:-none}"
+MPIRUN_FLAGS="--bind-to ${BIND:-none}"  # Open MPI's; MPICH's Hydra spells it -bind-to
 SRUN_LAUNCH_FLAGS="${SRUN_MPI:+--mpi=$SRUN_MPI}${srun_bind:+ --cpu-bind=$srun_bind}"
 # One line for machine.md and job logs.
 settings_line() {
@@ -58,7 +59,7 @@ check_mpi_library() {
   local bin=$1 built now
   [ -s "$bin/mpi-library.txt" ] || return 0
   built=$(cat "$bin/mpi-library.txt")
-  now=$(ldd "$bin/allreduce" 2>/dev/null | awk '$1 ~ /^libmpi\.so/ { print $3 }')
+  now=$(ldd "$bin/allreduce" 2>/dev/null | awk '$1 ~ /^libmpi(ch)?\.so/ { print $3 }')
   [ -n "$now" ] && [ "$now" != "not" ] \
     || die "$bin/allreduce cannot find $(basename "$built") at run time: load the MPI it was built with (SITE_SETUP)"
   [ "$(basename "$(readlink -f "$now")")" = "$(basename "$built")" ] \
@@ -67,12 +68,20 @@ check_mpi_library() {
 
 # LAUNCH (mpirun | srun | auto: srun inside a Slurm job) made into a
 # function, `launch P PROGRAM ARGS...`, and launch_line, the same in words.
+# mpirun: the launcher of the MPI the programs were built against: Open
+# MPI's mpirun --oversubscribe, or, where $BIN/mpiexec.txt (from CMake) names
+# MPICH's, mpiexec.mpich (Hydra: more ranks than cores by itself, -bind-to).
 set_up_launch() {
   if [ "$LAUNCH" = auto ]; then LAUNCH=$([ -n "${SLURM_JOB_ID:-}" ] && echo srun || echo mpirun); fi
+  local mpiexec="mpirun --oversubscribe" flags=$MPIRUN_FLAGS
+  if grep -qs 'mpich\|hydra' "${BIN:-build/bin}/mpiexec.txt"; then
+    mpiexec=$(cat "${BIN:-build/bin}/mpiexec.txt") flags="-bind-to ${BIND:-none}"
+  fi
+  MPIEXEC_LINE="$mpiexec $flags"
   # shellcheck disable=SC2086
   case $LAUNCH in
-    mpirun) launch_line="mpirun --oversubscribe $MPIRUN_FLAGS -np P"
-            launch() { mpirun --oversubscribe $MPIRUN_FLAGS -np "$@"; } ;;
+    mpirun) launch_line="$MPIEXEC_LINE -np P"
+            launch() { $MPIEXEC_LINE -np "$@"; } ;;
     srun)   check_srun_mpi
             launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
             # Each cell asks for its own P; the job's --ntasks-per-node would only

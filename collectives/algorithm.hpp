@@ -77,6 +77,10 @@ struct CollectiveAlgorithm {
   // ring's segment), which moves with the machine's speed: a library row is
   // not named for it unless it was forced.
   bool shaped_by_timing = false;
+  // No MPI library the programs build against runs it (Open MPI 4.1, MPICH
+  // 4.0: Swing), and it moves the bytes of one that they do: a library row
+  // is not named for it.
+  bool not_in_libraries = false;
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;
@@ -139,10 +143,8 @@ struct PowerOfTwoFold {
   void tally_in(Tally& t, uint64_t bytes) const;
   void tally_out(Tally& t, uint64_t bytes, int step) const;
   // For the closed forms (at_scale): the busiest node's messages in the
-  // fold's step (0 with nothing to fold), and in one exchange between the
-  // virtual ranks `bit` apart.
+  // fold's step (0 with nothing to fold).
   int64_t fold_ports(StepPorts& ports) const;
-  int64_t exchange_ports(StepPorts& ports, int bit) const;
 };
 
 // An all-reduce's one buffer: `out`, holding this rank's input (copied there

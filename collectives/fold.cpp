@@ -60,9 +60,4 @@ int64_t PowerOfTwoFold::fold_ports(StepPorts& ports) const {
   return ports.end_step();
 }
 
-int64_t PowerOfTwoFold::exchange_ports(StepPorts& ports, int bit) const {
-  for (int v = 0; v < p2; ++v) ports.message(real_rank(v), real_rank(v ^ bit));
-  return ports.end_step();
-}
-
 }  // namespace commlab

@@ -113,6 +113,19 @@ struct Typed {
   CLI::Option *sizes_opt = nullptr, *counts_opt = nullptr;
 };
 
+// An empty value is most often a script's unset variable: refused, not
+// taken for "force nothing".
+CLI::Validator not_empty_value() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return v.empty() ? std::string(
+                               "an empty value (an unset variable?): give a name, or "
+                               "leave the flag out")
+                         : std::string();
+      },
+      "");
+}
+
 void add_flags(CLI::App& app, Options& o, Typed& t) {
   t.sizes_opt =
       app.add_option("-m,--message-size", t.sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
@@ -159,16 +172,7 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
-  // An empty value is most often a script's unset variable: refused, not
-  // taken for "force nothing".
-  const auto not_empty = CLI::Validator(
-      [](std::string& v) {
-        return v.empty() ? std::string(
-                               "an empty value (an unset variable?): give a name, or "
-                               "leave the flag out")
-                         : std::string();
-      },
-      "");
+  const CLI::Validator not_empty = not_empty_value();
   app.add_option("--mpi-algorithm", o.mpi_algorithm,
                  "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
       ->check(not_empty);

@@ -22,26 +22,29 @@ std::vector<std::string> mpi_calls(const Operation& op) {
 
 std::string mpi_algorithm_list(const Operation& op) {
   const std::vector<std::string> calls = mpi_calls(op);
-  const TunedCall* tuned = calls.empty() ? nullptr : tuned_call(calls.front());
-  if (!built_with_open_mpi() || !tuned) return "";
+  const MpiLibrary* library = built_library();
+  const TunedCall* tuned =
+      calls.empty() || !library ? nullptr : tuned_call(calls.front(), *library);
+  if (!tuned) return "";
   return fmt::format("{}\n", fmt::join(tuned->algorithms, "\n"));
 }
 
 namespace {
 
-// --mpi-algorithm names one of Open MPI's algorithms for this operation's
-// calls, and --mpi-rules a file Open MPI reads; with another MPI both are
-// skipped (said in the heading), not refused.
+// --mpi-algorithm names one of the library's algorithms for this operation's
+// calls (Open MPI's or MPICH's), and --mpi-rules a file it reads; with another
+// MPI both are skipped (said in the heading), not refused.
 void refuse_bad_library_flags(const Operation& op, const Options& o, int P) {
-  if (!built_with_open_mpi()) return;
+  if (!built_library()) return;
+  const MpiLibrary library = *built_library();
   if (!o.mpi_rules.empty()) {
-    const std::string problem = rules_problem(o.mpi_rules);
+    const std::string problem = rules_problem(o.mpi_rules, library);
     if (!problem.empty()) throw UsageError(problem);
   }
   if (o.mpi_algorithm.empty()) return;
   std::string choices;
   for (const std::string& call : mpi_calls(op)) {
-    const TunedCall* tuned = tuned_call(call);
+    const TunedCall* tuned = tuned_call(call, library);
     if (!tuned) continue;
     if (tuned_number(*tuned, o.mpi_algorithm)) {
       // Open MPI refuses it mid-run (MPI_ERR_UNSUPPORTED_OPERATION) at any other P.
@@ -54,9 +57,10 @@ void refuse_bad_library_flags(const Operation& op, const Options& o, int P) {
                            fmt::join(tuned->algorithms, ", "));
   }
   throw UsageError(choices.empty()
-                       ? "--mpi-algorithm: Open MPI has no algorithms to force for " + op.name
-                       : fmt::format("--mpi-algorithm {}: not one of Open MPI's ({})",
-                                     o.mpi_algorithm, choices));
+                       ? fmt::format("--mpi-algorithm: {} has no algorithms to force for {}",
+                                     name(library), op.name)
+                       : fmt::format("--mpi-algorithm {}: not one of {}'s ({})", o.mpi_algorithm,
+                                     name(library), choices));
 }
 
 }  // namespace

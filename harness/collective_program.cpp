@@ -95,7 +95,7 @@ std::vector<Row> rows_without_data(const ProgramContext& ctx,
 // --mpi-rules: the same file on every rank (a node-local copy that differs
 // would have ranks pick different algorithms and wait for each other), or why not.
 std::string rules_differ(MPI_Comm comm, const std::string& path) {
-  if (path.empty() || !built_with_open_mpi()) return "";
+  if (path.empty() || !built_library()) return "";
   std::ifstream in(path, std::ios::binary);
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const uint64_t mine = std::hash<std::string>{}(text);
@@ -107,8 +107,11 @@ std::string rules_differ(MPI_Comm comm, const std::string& path) {
 
 // Heading lines: library flags another MPI cannot take; library rows uncounted.
 void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
-  if (!built_with_open_mpi() && !(o.mpi_algorithm + o.mpi_rules).empty())
-    fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is not Open MPI\n", mpi_version());
+  if (!built_library() && !(o.mpi_algorithm + o.mpi_rules).empty())
+    fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is neither Open MPI nor MPICH\n",
+               mpi_version());
+  if (P > 1 && built_library() && *built_library() == MpiLibrary::mpich)
+    fmt::print("# library rows not counted: MPICH has no hook that reports its messages\n");
   if (P > 1 && built_with_open_mpi() && !counted)
     fmt::print(
         "# library rows not counted: Open MPI's monitoring reported no messages "

@@ -1,5 +1,6 @@
 #include <mpi.h>
 
+#include <cctype>
 #include <cstdlib>
 
 #include "tuned.hpp"
@@ -28,7 +29,52 @@ bool built_with_open_mpi() {
 #endif
 }
 
+const MpiLibrary* built_library() {
+#if defined(OPEN_MPI)
+  static const MpiLibrary library = MpiLibrary::open_mpi;
+  return &library;
+#elif defined(MPICH)
+  static const MpiLibrary library = MpiLibrary::mpich;
+  return &library;
+#else
+  return nullptr;
+#endif
+}
+
+namespace {
+
+// MPICH reads its CVARs from the environment at MPI_Init. Its device layer
+// (ch4) may pick its own collectives (shared-memory ones, compositions over
+// nodes) before the MPIR layer that the CVARs and the JSON file steer: off,
+// so that what is forced or tuned is what runs, on one node and across nodes.
+void prepare_mpich(const std::string& algorithm, const std::string& rules,
+                   const std::vector<std::string>& mpi_calls) {
+  if (!rules.empty()) {
+    if (!rules_problem(rules, MpiLibrary::mpich).empty()) return;  // refused after MPI_Init
+    setenv("MPIR_CVAR_DEVICE_COLLECTIVES", "none", 1);
+    setenv("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", rules.c_str(), 1);
+    return;
+  }
+  if (algorithm.empty()) return;
+  unsetenv("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE");  // forced, not tuned
+  for (const std::string& name : mpi_calls) {
+    const TunedCall* call = tuned_call(name, MpiLibrary::mpich);
+    if (!call || !tuned_number(*call, algorithm)) continue;
+    std::string cvar = "MPIR_CVAR_" + call->tuned + "_INTRA_ALGORITHM";
+    for (char& c : cvar) c = char(std::toupper(static_cast<unsigned char>(c)));
+    setenv("MPIR_CVAR_DEVICE_COLLECTIVES", "none", 1);
+    setenv(cvar.c_str(), algorithm.c_str(), 1);
+  }
+}
+
+}  // namespace
+
 void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_calls) {
+  const std::string algorithm = flag_value(argc, argv, "--mpi-algorithm");
+  const std::string rules = flag_value(argc, argv, "--mpi-rules");
+  if (!algorithm.empty() && !rules.empty()) return;  // refused after MPI_Init
+  if (built_library() && *built_library() == MpiLibrary::mpich)
+    return prepare_mpich(algorithm, rules, mpi_calls);
   if (!built_with_open_mpi()) return;
   // Each message the library sends, reported to the counting window; 2 keeps
   // the library's own messages apart from the program's in Open MPI's files.
@@ -37,9 +83,6 @@ void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_
   // wrapper refuses MPI_Win_shared_query (MPI_ERR_RMA_FLAVOR), which the
   // direct transport's shared windows need. Messages are counted in the PML.
   setenv("OMPI_MCA_osc", "^monitoring", 0);
-  const std::string algorithm = flag_value(argc, argv, "--mpi-algorithm");
-  const std::string rules = flag_value(argc, argv, "--mpi-rules");
-  if (!algorithm.empty() && !rules.empty()) return;  // refused after MPI_Init
   if (!rules.empty()) {
     if (!rules_problem(rules).empty()) return;  // refused after MPI_Init, by every rank
     setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);

@@ -5,8 +5,9 @@
 namespace commlab {
 
 LibraryName library_name(const Options& o, const std::string& call, Impl impl) {
-  const TunedCall* tuned = tuned_call(call);
-  if (impl != Impl::mpi || !built_with_open_mpi() || !tuned) return {call, ""};
+  const MpiLibrary* library = built_library();
+  const TunedCall* tuned = library ? tuned_call(call, *library) : nullptr;
+  if (impl != Impl::mpi || !tuned) return {call, ""};
   if (!o.mpi_rules.empty()) return {call + ":rules", ""};
   if (o.mpi_algorithm.empty() || !tuned_number(*tuned, o.mpi_algorithm)) return {call, ""};
   return {call + ":" + o.mpi_algorithm, o.mpi_algorithm};
@@ -24,6 +25,9 @@ void tell_apart(const ProgramContext& ctx, Case& c, const std::string& forced,
     // Nor is it named for a schedule our time model shaped (the segment):
     // which library rows it matched would move with the machine's speed.
     if (algo.shaped_by_timing && algo.name != forced) continue;
+    // Nor for a schedule no library we build against has (Swing): its bytes
+    // per rank are those of the classic one it reorders.
+    if (algo.not_in_libraries) continue;
     c.known.emplace_back(algo.name, models[i]);
     if (algo.name == forced) c.model = models[i];
   }

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -60,15 +61,63 @@ const std::vector<TunedCall>& tuned_calls() {
   return calls;
 }
 
+// From `mpivars` (MPICH 4.0.2): each call's MPIR_CVAR_<CALL>_INTRA_ALGORITHM
+// values but auto, in MPICH's order. rules_id 1: MPICH's avg_msg_size is the
+// row's bytes, so report --rules can write the call's sizes.
+const std::vector<TunedCall>& mpich_calls() {
+  static const std::vector<TunedCall> calls = {
+      {"MPI_Allgather", "allgather", 0, {"brucks", "nb", "recursive_doubling", "ring"}},
+      {"MPI_Allgatherv", "allgatherv", 0, {"brucks", "nb", "recursive_doubling", "ring"}},
+      {"MPI_Allreduce",
+       "allreduce",
+       1,
+       {"nb", "smp", "recursive_doubling", "reduce_scatter_allgather"}},
+      {"MPI_Alltoall",
+       "alltoall",
+       0,
+       {"brucks", "nb", "pairwise", "pairwise_sendrecv_replace", "scattered"}},
+      {"MPI_Alltoallv", "alltoallv", 0, {"nb", "pairwise_sendrecv_replace", "scattered"}},
+      {"MPI_Barrier", "barrier", 0, {"nb", "smp", "dissemination"}},
+      {"MPI_Bcast",
+       "bcast",
+       1,
+       {"binomial", "nb", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"}},
+      {"MPI_Gather", "gather", 0, {"binomial", "nb"}},
+      {"MPI_Gatherv", "gatherv", 0, {"linear", "nb"}},
+      {"MPI_Reduce", "reduce", 1, {"binomial", "nb", "smp", "reduce_scatter_gather"}},
+      {"MPI_Reduce_scatter",
+       "reduce_scatter",
+       0,
+       {"nb", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving"}},
+      {"MPI_Reduce_scatter_block",
+       "reduce_scatter_block",
+       0,
+       {"noncommutative", "recursive_doubling", "pairwise", "recursive_halving", "nb"}},
+      {"MPI_Scatter", "scatter", 0, {"binomial", "nb"}},
+      {"MPI_Scatterv", "scatterv", 0, {"linear", "nb"}},
+  };
+  return calls;
+}
+
 constexpr int kCollectives = 22;       // Open MPI 4.1's COLLCOUNT: rules-file numbers are below it
 constexpr long kLargest_B = 1L << 62;  // a message or segment size: far past any, and room to add 1
 
 }  // namespace
 
-const TunedCall* tuned_call(const std::string& mpi_call) {
-  for (const TunedCall& c : tuned_calls())
+std::string name(MpiLibrary library) { return library == MpiLibrary::mpich ? "MPICH" : "Open MPI"; }
+
+const TunedCall* tuned_call(const std::string& mpi_call, MpiLibrary library) {
+  for (const TunedCall& c : library == MpiLibrary::mpich ? mpich_calls() : tuned_calls())
     if (c.mpi_call == mpi_call) return &c;
   return nullptr;
+}
+
+std::string mpich_container(const TunedCall& call, const std::string& algorithm) {
+  // Its blocking wrappers of the nonblocking algorithms, and the v-calls'
+  // linear ones, serve inter-communicators too: "allcomm", not "intra".
+  const bool allcomm = algorithm == "nb" || algorithm == "linear";
+  return fmt::format("MPIR_{}_{}_{}", call.mpi_call.substr(4), allcomm ? "allcomm" : "intra",
+                     algorithm);
 }
 
 int tuned_number(const TunedCall& call, const std::string& algorithm) {
@@ -140,11 +189,31 @@ void check_rules(const std::vector<long>& n) {
   if (at != n.size()) throw std::runtime_error("numbers are left after the last rule");
 }
 
+// MPICH's reader aborts the job on JSON it cannot parse, on a key it does
+// not know and on a collective it does not find (its file replaces its whole
+// selection): what can be told before MPI_Init is checked here.
+std::string mpich_rules_problem(const std::string& path, std::istream& in) {
+  nlohmann::ordered_json tree;
+  try {
+    tree = nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    return fmt::format("--mpi-rules {}: not JSON: {}", path, e.what());
+  }
+  if (!tree.is_object() || !tree.contains("collective=barrier") ||
+      !tree.contains("collective=allreduce"))
+    return fmt::format(
+        "--mpi-rules {}: not a whole MPICH tuning file (no collective=barrier or "
+        "collective=allreduce; MPICH needs every collective in it: report --rules writes one)",
+        path);
+  return "";
+}
+
 }  // namespace
 
-std::string rules_problem(const std::string& path) {
+std::string rules_problem(const std::string& path, MpiLibrary library) {
   std::ifstream in(path);
   if (!in) return fmt::format("--mpi-rules {}: cannot read it", path);
+  if (library == MpiLibrary::mpich) return mpich_rules_problem(path, in);
   try {
     check_rules(rules_numbers(in));
   } catch (const std::exception& e) {

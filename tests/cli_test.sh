@@ -37,7 +37,7 @@ run 3 "$BIN/allreduce" -n 10 -i 1 -x 0
   && grep -qE 'MPI_Allreduce +mpi .* ok *$' "$TMP/out" \
   && ok "allreduce: every algorithm beside MPI_Allreduce" || fail "allreduce"
 run 3 "$BIN/allreduce" -n 10 -i 1 -x 0 -a tree,ring
-[ "$(grep -cE ' hand .* ok *$' "$TMP/out")" = 2 ] && ! grep -q master_worker "$TMP/out" \
+[ "$(grep -cE ' hand .* ok *$' "$TMP/out")" = 2 ] && ! grep -qE 'master_worker +hand' "$TMP/out" \
   && ok "allreduce -a tree,ring" || fail "allreduce -a tree,ring"
 run 3 "$BIN/allreduce_ring" -n 10 -i 1 -x 0 -a tree
 refused $? "allreduce_ring -a tree" "allreduce_ring has no such algorithm (choose from ring)"
@@ -208,6 +208,15 @@ pred --shared-gpu --alpha 8 --bandwidth 4241 -P 4 -m 4K:64M -a one_shot,two_shot
   && grep -q "^P = 4: one_shot up to 3.6 MiB, then two_shot$" "$TMP/out" \
   && grep -Eq "^ +4 +64 MiB .* two_shot$" "$TMP/out" \
   && ok "predict --shared-gpu: one_shot, then two_shot from 3.6 MiB" || { fail "predict --shared-gpu"; cat "$TMP/out"; }
+# --topology: on a ring of 8 nodes the busiest link decides (docs/algorithms.md
+# works it by hand): Swing's bandwidth-optimal all-reduce beats Rabenseifner's,
+# which ties it on the switch; bad rings refused.
+pred --link 1gbe -P 8 -m 16M -a rabenseifner,swing_bandwidth --topology ring:8
+grep -qE "^ +8 +16 MiB .* swing_bandwidth$" "$TMP/out" && grep -q "^# network: ring:8" "$TMP/out" \
+  && ok "predict --topology ring:8: swing_bandwidth beats rabenseifner" || { fail "predict --topology"; cat "$TMP/out"; }
+pred --link 1gbe -P 16 --topology ring:8; refused $? "predict: more nodes than the ring" "16 nodes of 1 ranks, and ring:8 has 8"
+pred --link 1gbe --topology mesh:4; refused $? "predict: unknown topology" "use switch, ring:K or torus:AxB"
+pred --link 1gbe -P 2048 --topology torus:64x64; refused $? "predict --topology past P = 1024" "P up to 1024"
 pred --shared-gpu --link nvlink-a100; refused $? "predict --shared-gpu with a link" "give the GPU by --alpha"
 pred --shared-gpu --alpha 8 --bandwidth 4241 -P 128; refused $? "predict --shared-gpu at P = 128" "64 at most"
 pred --link 400gbe; refused $? "predict: unknown link" "no such link (choose from"

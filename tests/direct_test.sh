@@ -27,8 +27,8 @@ for P in 1 3 4 8; do
     out=$(rows "$P" "$BIN/allreduce" --transport direct -n 1,7,1000,65537 $place)
     n=$(grep -c $'^hand\t' <<<"$out")
     bad=$(wrong_rows <<<"$out")
-    if [ -z "$bad" ] && [ "$n" = 48 ] && grep -q $'\tone_shot\t' <<<"$out" && grep -q $'\ttwo_shot\t' <<<"$out"; then
-      ok "allreduce P=$P $place: 48 hand-written rows over direct access, each right, reads = model"
+    if [ -z "$bad" ] && [ "$n" = 56 ] && grep -q $'\tone_shot\t' <<<"$out" && grep -q $'\ttwo_shot\t' <<<"$out"; then
+      ok "allreduce P=$P $place: 56 hand-written rows over direct access, each right, reads = model"
     else
       fail "allreduce P=$P $place: $n rows; $(head -3 <<<"$bad")"
     fi

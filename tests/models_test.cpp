@@ -5,6 +5,8 @@
 
 #include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
+#include "collectives/butterfly.hpp"
+#include "core/topology.hpp"
 #include "operations/operation.hpp"
 
 using namespace commlab;
@@ -203,4 +205,73 @@ TEST_CASE("the segmented ring's model figures are the ring's, for any segment") 
         CHECK(seg.port_critical_B == ring.port_critical_B);
         CHECK(seg.reduced_max_rank_B == ring.reduced_max_rank_B);
       }
+}
+
+// Swing's partners (De Sensi et al. 2024): rho(s) = 1, -1, 3, -5, 11; at P =
+// 8, steps at distance 1, 1, 3 (docs/algorithms.md's table).
+TEST_CASE("Swing: its partners, and a butterfly that splits for every power of two") {
+  CHECK(std::vector<long long>{swing_rho(0), swing_rho(1), swing_rho(2), swing_rho(3),
+                               swing_rho(4)} == std::vector<long long>{1, -1, 3, -5, 11});
+  std::vector<std::vector<int>> partners(3);
+  for (int s = 0; s < 3; ++s)
+    for (int v = 0; v < 8; ++v) partners[s].push_back(swing_partner(v, s, 8));
+  CHECK(partners[0] == std::vector<int>{1, 0, 3, 2, 5, 4, 7, 6});
+  CHECK(partners[1] == std::vector<int>{7, 2, 1, 4, 3, 6, 5, 0});
+  CHECK(partners[2] == std::vector<int>{3, 6, 5, 0, 7, 2, 1, 4});
+  CHECK(Butterfly(8, swing_partner).position == std::vector<int>{0, 4, 6, 1, 3, 7, 5, 2});
+  CHECK(Butterfly(4, swing_partner).position == std::vector<int>{0, 2, 3, 1});
+  // Rabenseifner's butterfly keeps each rank's own chunk; the constructor
+  // checks the split for every power of two up to 2^14.
+  CHECK(Butterfly(16, bit_high_first).position[5] == 5);
+  for (int P = 2; P <= 1 << 14; P *= 2) CHECK_NOTHROW(Butterfly(P, swing_partner));
+  // Swing's bytes and steps are Rabenseifner's and recursive doubling's.
+  for (int P : {4, 6, 8, 13}) {
+    CHECK(allreduce_swing_bandwidth_algorithm()
+              .model(P, 960, 4, 0)
+              .same_counts(allreduce_rabenseifner_algorithm().model(P, 960, 4, 0)));
+    CHECK(allreduce_swing_latency_algorithm()
+              .model(P, 960, 4, 0)
+              .same_counts(allreduce_recursive_doubling_algorithm().model(P, 960, 4, 0)));
+  }
+}
+
+// The busiest link, step by step, at P = 8 on a ring of 8 nodes, worked by
+// hand in docs/algorithms.md ("On a ring of nodes"): in units of N.
+TEST_CASE("a ring of 8 nodes: the busiest link's bytes of each all-reduce, as worked by hand") {
+  const size_t N = 8 * 1024;
+  auto on_ring = [&](const CollectiveAlgorithm& a) {
+    const Traffic t = a.model(8, N, 1, 0);
+    std::vector<int> node(8);
+    for (int r = 0; r < 8; ++r) node[r] = r;
+    return double(link_load(t.messages, node, Topology::parse("ring:8")).link_critical_B) / N;
+  };
+  CHECK(on_ring(allreduce_ring_algorithm()) == 1.75);
+  CHECK(on_ring(allreduce_swing_bandwidth_algorithm()) == 2.0);
+  CHECK(on_ring(allreduce_rabenseifner_algorithm()) == 5.25);
+  CHECK(on_ring(allreduce_swing_latency_algorithm()) == 4.0);
+  CHECK(on_ring(allreduce_recursive_doubling_algorithm()) == 7.0);
+  // On the switch the busiest link is the busiest port: port_critical_B.
+  const Traffic rab =
+      allreduce_rabenseifner_algorithm().model(JobShape{8, N, 1, 0, Nodes::blocks(8, 1)});
+  std::vector<int> node(8);
+  for (int r = 0; r < 8; ++r) node[r] = r;
+  CHECK(link_load(rab.messages, node, Topology::parse("switch")).link_critical_B ==
+        rab.port_critical_B);
+}
+
+TEST_CASE("topologies: routes by dimension, ties the positive way, bad names refused") {
+  const Topology torus = Topology::parse("torus:4x4");
+  CHECK(torus.nodes() == 16);
+  CHECK(torus.route(0, 5).size() == 2);  // one column, one row
+  CHECK(torus.route(0, 2).size() == 2);  // half way round a row of 4: the positive way
+  CHECK(torus.route(0, 2) == std::vector<int>{0, 4});
+  CHECK(torus.route(0, 3).size() == 1);  // the other way round is shorter
+  CHECK(Topology::parse("ring:8").route(7, 0).size() == 1);
+  CHECK(Topology::parse("switch").route(3, 5) == std::vector<int>{6, 11});
+  CHECK_THROWS_WITH(Topology::parse("mesh:4"), Catch::Contains("use switch, ring:K or torus:AxB"));
+  CHECK_THROWS_WITH(Topology::parse("ring:1"), Catch::Contains("use 2 to 999999"));
+  std::vector<Message> one{{0, 0, 9, 8}};
+  CHECK_THROWS_WITH(
+      link_load(one, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Topology::parse("ring:8")),
+      Catch::Contains("ring:8 has 8 nodes; the ranks ran on 10"));
 }

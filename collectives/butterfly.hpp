@@ -1,0 +1,54 @@
+// Butterflies: the all-reduce schedules in log2 P exchange steps, whose
+// algorithms differ only in who talks to whom (recursive doubling,
+// Rabenseifner, Swing). Over the p2 virtual ranks of a PowerOfTwoFold, step
+// s pairs every virtual rank v with partner(v, s), each pair exchanging.
+//
+// Two schedules run on any butterfly:
+//   exchange (latency-optimal): each step swaps the whole buffer and reduces;
+//   halving-doubling (bandwidth-optimal): the buffer in p2 chunks; a
+//     reduce-scatter whose step s sends p2 / 2^(s+1) chunks, then an
+//     all-gather over the same steps in reverse.
+// For halving-doubling, the ranks a rank reaches from step s on, R(v, s),
+// must split in two at each step: R(v, s) = R(v, s+1) + R(partner, s+1).
+// Ordering the ranks depth first along that split gives each rank a
+// position, and every R(v, s) is then an aligned block of positions: in
+// step s a rank keeps the half of its block holding its own position and
+// sends the other half. The constructor checks that split (a partner
+// function that cannot make one is a bug, refused by std::logic_error).
+#pragma once
+#include <vector>
+
+#include "algorithm.hpp"
+
+namespace commlab {
+
+// partner(v, s, p2): a perfect matching of 0 .. p2-1 for each step s.
+using Partner = int (*)(int v, int s, int p2);
+int bit_low_first(int v, int s, int p2);   // v ^ 2^s: recursive doubling
+int bit_high_first(int v, int s, int p2);  // v ^ p2 / 2^(s+1): Rabenseifner's halving
+int swing_partner(int v, int s, int p2);   // v + rho(s) (v even), v - rho(s) (v odd), mod p2
+// Swing's signed distance at step s: (1 - (-2)^(s+1)) / 3 = 1, -1, 3, -5, 11, ...
+long long swing_rho(int s);
+
+struct Butterfly {
+  Butterfly(int P, Partner pairs);
+  PowerOfTwoFold fold;
+  int steps;  // log2 p2
+  Partner partner_of;
+  std::vector<int> position;  // by virtual rank: the chunk it ends the reduce-scatter with
+  int partner(int v, int s) const { return partner_of(v, s, fold.p2); }
+  // Made once per thread for each P and partner: a timed call does not
+  // build it again.
+  static const Butterfly& of(int P, Partner partner);
+};
+
+// The whole schedules, fold included, on `data` (the all-reduce's buffer).
+void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data);
+void halving_doubling(const CollectiveJob& job, const Butterfly& b, char* data);
+Traffic tally_butterfly_exchange(const Butterfly& b, size_t count, size_t esize);
+Traffic tally_halving_doubling(const Butterfly& b, size_t count, size_t esize);
+// The closed forms (at_scale): the busiest node's port, step by step.
+ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Partner partner);
+ScaledTraffic scaled_halving_doubling(int P, double N, int ranks_per_node, Partner partner);
+
+}  // namespace commlab
