@@ -44,7 +44,7 @@ for p in $PS; do [[ $p =~ ^[1-9][0-9]*$ ]] || die "PS must list process counts, 
 for prog in $PROGRAMS; do
   [ -x "$BIN/$prog" ] || die "PROGRAMS: $BIN/$prog is missing (run 'make build'; programs: $(cat "$BIN/programs.txt" 2>/dev/null))"
 done
-[ -x "$BIN/report" ] || die "$BIN/report is missing; run 'make build' first"
+[ -x "$BIN/report" ] && [ -x "$BIN/predict" ] || die "$BIN/report or $BIN/predict is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
 [[ $ITERS =~ ^(auto|[1-9][0-9]*)$ ]] || die "ITERS must be auto or a count of iterations, not '$ITERS'"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a count of iterations, not '$WARMUP'"

@@ -6,10 +6,12 @@
 #   gpu_sweep_test.sh SOURCE_DIR BUILD_DIR
 . "$(dirname "$0")/support/check_lib.sh"
 SRC=$1 BUILD=$2
-# The emulated programs, with the report beside them, as sweep.sh expects.
+# The emulated programs, with the report and predict (which checks SIZES)
+# beside them, as sweep.sh expects.
 mkdir "$TMP/bin"
 ln -s "$BUILD"/emulated/* "$TMP/bin/"
 ln -s "$BUILD/bin/report" "$TMP/bin/report"
+ln -s "$BUILD/bin/predict" "$TMP/bin/predict"
 OUT_DIR=$TMP/gpu
 if BIN=$TMP/bin OUT=$OUT_DIR PROGRAMS="allreduce_ring reduce_scatter" PS="1 3" SIZES=4:64K \
   DTYPES=float16 ITERS=2 WARMUP=0 BW_SIZES=1M:4M bash "$SRC/bench/gpu_sweep.sh" >"$TMP/out" 2>"$TMP/err"; then
