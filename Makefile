@@ -21,7 +21,7 @@ CMAKE_FLAGS ?=
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all deps build lab lab-register format test check check-slow bench ps-bench auto-bench direct-bench gpu-bench fuzz clean
+.PHONY: all deps build lab lab-register format test check check-slow bench ps-bench auto-bench direct-bench ring-bench gpu-bench fuzz clean
 
 all: build
 
@@ -72,6 +72,13 @@ ps-bench: build
 # -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local_auto).
 auto-bench: build
 	bash bench/auto_bench.sh
+
+# Every all-reduce algorithm on an emulated ring of 8 nodes at 100 Mbit/s
+# (as root, in network namespaces), where hop distance decides; into
+# results/mine_ring, or RING_OUT (docs/slurm.md). About 30 minutes.
+RING_OUT ?= results/mine_ring
+ring-bench: build
+	OUT=$(RING_OUT) bash bench/ring_sweep.sh
 
 # -a auto over direct access (ranks reading each other's memory) against
 # MPI_Allreduce, three runs at P = 2 and 4 (results/local_direct, docs/direct.md).

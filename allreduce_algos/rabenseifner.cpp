@@ -40,8 +40,9 @@ Traffic model_allreduce_rabenseifner(int P, size_t count, size_t esize, int) {
 // doubling's), then for each bit d one halving step and one doubling step
 // between the same partners, each message d chunks; the halving reduces
 // (p2-1)/p2 x N on every rank, plus N on the ranks that took a fold.
-ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node) {
-  return scaled_halving_doubling(P, N, ranks_per_node, bit_high_first);
+ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node,
+                                            const Topology& network) {
+  return scaled_halving_doubling(P, N, ranks_per_node, bit_high_first, network);
 }
 
 }  // namespace
@@ -52,7 +53,8 @@ CollectiveAlgorithm allreduce_rabenseifner_algorithm() {
                         sized<model_allreduce_rabenseifner>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
-  a.at_scale = scaled_allreduce_rabenseifner;
+  a.at_scale = [](int P, double N, int k) { return scaled_allreduce_rabenseifner(P, N, k, {}); };
+  a.on_network = scaled_allreduce_rabenseifner;
   return a;
 }
 

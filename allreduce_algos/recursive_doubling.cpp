@@ -35,8 +35,9 @@ Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, in
 // At any scale: the fold's step in and step out (ranks past the power of
 // two hand N to a partner and take the result back), and log2 p2 steps in
 // which every virtual rank swaps N with the one a bit away and reduces it.
-ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per_node) {
-  return scaled_butterfly_exchange(P, N, ranks_per_node, bit_low_first);
+ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per_node,
+                                                  const Topology& network) {
+  return scaled_butterfly_exchange(P, N, ranks_per_node, bit_low_first, network);
 }
 
 }  // namespace
@@ -47,7 +48,10 @@ CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
                         sized<model_allreduce_recursive_doubling>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
-  a.at_scale = scaled_allreduce_recursive_doubling;
+  a.at_scale = [](int P, double N, int k) {
+    return scaled_allreduce_recursive_doubling(P, N, k, {});
+  };
+  a.on_network = scaled_allreduce_recursive_doubling;
   return a;
 }
 

@@ -39,6 +39,15 @@ ScaledTraffic scaled_allreduce_ring(int P, double N, int ranks_per_node) {
   return {steps, ranks_per_node < P ? steps * chunk : 0, (P - 1) * chunk};
 }
 
+// On a network every step is alike (r sends a chunk to r+1): one step
+// routed, times the steps.
+ScaledTraffic ring_on_network(int P, double N, int ranks_per_node, const Topology& network) {
+  StepPorts links(P, ranks_per_node, network);
+  for (int r = 0; r < P; ++r) links.message(r, (r + 1) % P);
+  const double steps = 2.0 * (P - 1), chunk = N / P;
+  return {steps, steps * double(links.end_step()) * chunk, (P - 1) * chunk};
+}
+
 }  // namespace
 
 // The textbook's T: what the busiest rank sends.
@@ -47,6 +56,7 @@ CollectiveAlgorithm allreduce_ring_algorithm() {
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
   a.at_scale = scaled_allreduce_ring;
+  a.on_network = ring_on_network;
   return a;
 }
 

@@ -42,8 +42,9 @@ Traffic model_allreduce_swing_bandwidth(int P, size_t count, size_t esize, int) 
 
 // At any scale: Rabenseifner's steps and message sizes, with Swing's partners
 // deciding which cross a node's port.
-ScaledTraffic scaled_allreduce_swing_bandwidth(int P, double N, int ranks_per_node) {
-  return scaled_halving_doubling(P, N, ranks_per_node, swing_partner);
+ScaledTraffic scaled_allreduce_swing_bandwidth(int P, double N, int ranks_per_node,
+                                               const Topology& network) {
+  return scaled_halving_doubling(P, N, ranks_per_node, swing_partner, network);
 }
 
 }  // namespace
@@ -54,7 +55,8 @@ CollectiveAlgorithm allreduce_swing_bandwidth_algorithm() {
                         sized<model_allreduce_swing_bandwidth>};
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
-  a.at_scale = scaled_allreduce_swing_bandwidth;
+  a.at_scale = [](int P, double N, int k) { return scaled_allreduce_swing_bandwidth(P, N, k, {}); };
+  a.on_network = scaled_allreduce_swing_bandwidth;
   a.not_in_libraries = true;
   return a;
 }

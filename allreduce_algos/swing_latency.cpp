@@ -33,8 +33,9 @@ Traffic model_allreduce_swing_latency(int P, size_t count, size_t esize, int) {
 
 // At any scale: recursive doubling's steps and bytes, with Swing's partners
 // deciding which cross a node's port.
-ScaledTraffic scaled_allreduce_swing_latency(int P, double N, int ranks_per_node) {
-  return scaled_butterfly_exchange(P, N, ranks_per_node, swing_partner);
+ScaledTraffic scaled_allreduce_swing_latency(int P, double N, int ranks_per_node,
+                                             const Topology& network) {
+  return scaled_butterfly_exchange(P, N, ranks_per_node, swing_partner, network);
 }
 
 }  // namespace
@@ -45,7 +46,8 @@ CollectiveAlgorithm allreduce_swing_latency_algorithm() {
                         sized<model_allreduce_swing_latency>};
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
-  a.at_scale = scaled_allreduce_swing_latency;
+  a.at_scale = [](int P, double N, int k) { return scaled_allreduce_swing_latency(P, N, k, {}); };
+  a.on_network = scaled_allreduce_swing_latency;
   a.not_in_libraries = true;
   return a;
 }

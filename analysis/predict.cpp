@@ -210,12 +210,17 @@ LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
 // (its steps and memory bytes grow alike with N): the memory bytes stand
 // for the port's, and nothing is reduced apart (a reduction's bytes are
 // among them).
-// On a ring or torus of nodes, from each algorithm's exact model at 1024
-// bytes a rank, its messages routed hop by hop: the busiest link's bytes,
-// step by step, stand for the port's.
+// On a network of nodes, the busiest link's bytes, step by step, stand for
+// the port's: from the algorithm's closed form where it has one for a
+// network (on_network), else from its exact model at 1024 bytes a rank,
+// its messages routed hop by hop.
 std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
   std::vector<ScaledTraffic> per_B;
   for (const CollectiveAlgorithm* a : s.algorithms) {
+    if (s.topology && a->on_network) {
+      per_B.push_back(a->on_network(P, 1, s.ranks_per_node, *s.topology));
+      continue;
+    }
     if (s.topology) {
       const size_t count = 1024 * size_t(P);
       const Nodes nodes = Nodes::blocks(P, s.ranks_per_node);
@@ -302,22 +307,35 @@ void on_a_shared_gpu(Settings& s, bool link_given) {
   s.link.name = "shared-gpu";
 }
 
-// --topology: a ring or torus of nodes behind the ports; each algorithm's
-// messages are routed one by one, so P goes up to kMaxRoutedP, and the
-// nodes the ranks need must be in it.
+// --topology: a network of nodes behind the ports. The algorithms with a
+// closed form on it (on_network) go to any P; the others' messages are
+// routed one by one, so P up to kMaxRoutedP: past it they are left out of
+// "all", and refused when named. The nodes the ranks need must be in it.
 constexpr int kMaxRoutedP = 1024;
-void on_a_topology(Settings& s, const std::string& text) {
+void on_a_topology(Settings& s, const std::string& text, bool named) {
   const Topology t = Topology::parse(text);
-  if (t.dims.empty()) return;  // the switch: the closed forms' own ports
+  if (t.kind == Topology::Kind::ideal_switch) return;  // the closed forms' own ports
   if (s.shared_gpu) throw UsageError("--topology: ranks sharing one GPU have no network");
-  if (s.Ps.back() > kMaxRoutedP)
-    throw UsageError(fmt::format("-P {}: on {} every message is routed, P up to {}", s.Ps.back(),
-                                 text, kMaxRoutedP));
   const int nodes = (s.Ps.back() + s.ranks_per_node - 1) / s.ranks_per_node;
-  if (nodes > t.nodes())
+  if (t.nodes() && nodes > t.nodes())
     throw UsageError(fmt::format("-P {}: {} nodes of {} ranks, and {} has {}", s.Ps.back(), nodes,
                                  s.ranks_per_node, text, t.nodes()));
   s.topology = t;
+  if (s.Ps.back() <= kMaxRoutedP) return;
+  std::string routed;
+  for (const CollectiveAlgorithm* a : s.algorithms)
+    if (!a->on_network) routed += (routed.empty() ? "" : ", ") + a->name;
+  if (routed.empty()) return;
+  if (named)
+    throw UsageError(fmt::format(
+        "-P {}: {}: no closed form on {}, where every message is routed, P up to {}; the "
+        "ring, recursive_doubling, rabenseifner and the swings go further",
+        s.Ps.back(), routed, text, kMaxRoutedP));
+  s.left_out += fmt::format("{}{}: on {} they route every message, P up to {}",
+                            s.left_out.empty() ? "" : "; ", routed, text, kMaxRoutedP);
+  s.algorithms.erase(std::remove_if(s.algorithms.begin(), s.algorithms.end(),
+                                    [](const CollectiveAlgorithm* a) { return !a->on_network; }),
+                     s.algorithms.end());
 }
 
 // The link: by name, by hand, or fitted to a folder's rows.
@@ -369,8 +387,9 @@ std::optional<Settings> parse(int argc, char** argv) {
   app.add_option("--csv", csv, "write every prediction to FILE")->type_name("FILE");
   app.add_flag("--links", list_links, "list the named links, their figures and sources");
   app.add_option("--topology", topology,
-                 "the network between the nodes: switch (default), ring:K or torus:AxB; the "
-                 "busiest link charged, each message routed (P up to 1024)");
+                 "the network between the nodes: switch (default), ring:K, torus:AxB, "
+                 "fattree:K:O or dragonfly:GxA; the busiest link charged (closed forms for the "
+                 "ring and the butterflies; the others routed message by message, P up to 1024)");
   app.add_flag("--shared-gpu", shared_gpu,
                "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
                "GPU's memory (its copy GB/s); P up to 64");
@@ -390,7 +409,7 @@ std::optional<Settings> parse(int argc, char** argv) {
   if (shared_gpu) on_a_shared_gpu(s, !l.name.empty() || !l.folder.empty() || l.gamma_GBps);
   s.algorithms = chosen_algorithms(algorithms, shared_gpu);
   if (!shared_gpu) only_where_they_run(s, algorithms != "all");
-  on_a_topology(s, topology);
+  on_a_topology(s, topology, algorithms != "all");
   if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
@@ -420,8 +439,8 @@ std::string header(const Settings& s) {
   if (!s.left_out.empty()) h += "# left out: " + s.left_out + "\n";
   if (s.topology)
     h += fmt::format(
-        "# network: {} (routes dimension by dimension, the shorter way; half way round, the "
-        "positive way): beta x the busiest link's bytes, step by step, in place of the port's\n",
+        "# network: {} (routes in docs/predict.md): beta x the busiest link's bytes, step by "
+        "step, in place of the port's\n",
         s.topology->describe());
   return h;
 }

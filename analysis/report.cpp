@@ -104,7 +104,12 @@ std::string traffic(const std::vector<Measurement>& rows) {
     table.add_row(m->program, m->algorithm + over_fabric(m->fabric()), m->P, m->bytes,
                   *m->sent_max_B, fmt::format("{:.0f}", double(m->sent_total_B.value_or(0)) / m->P),
                   m->sent_total_B.value_or(0), count(m->model_critical_path_B),
-                  count(m->port_critical_B) + " / " + count(m->model_port_critical_B), T, is);
+                  count(m->port_critical_B) + " / " + count(m->model_port_critical_B) +
+                      (m->on_network()
+                           ? "; busiest link of " + m->network + ": " + count(m->link_critical_B) +
+                                 " / " + count(m->model_link_critical_B)
+                           : ""),
+                  T, is);
   }
   return s + table.str();
 }
@@ -347,6 +352,11 @@ std::vector<double> regressors(const Measurement& m) {
   // Ranks sharing one GPU over direct access share its memory: a step's
   // fixed cost, and every rank's bytes moved in memory (time-model.md).
   if (m.shares_gpu_memory()) return {double(*m.model_steps), double(*m.memory_moved_B)};
+  // On a network of nodes its busiest link, step by step, in place of the
+  // busiest port (time-model.md).
+  if (m.on_network())
+    return {double(*m.model_steps), double(*m.model_link_critical_B),
+            double(m.model_reduced_max_B.value_or(0))};
   const bool across = m.nodes.value_or(1) > 1 && m.model_port_critical_B;
   return {double(*m.model_steps),
           double(across ? *m.model_port_critical_B : *m.model_critical_path_B),

@@ -42,6 +42,14 @@ struct Measurement {
   // Through the busiest node's link, counted and modelled; what the busiest
   // reducer reduces (absent from older files).
   std::optional<uint64_t> port_critical_B, model_port_critical_B, model_reduced_max_B;
+  // Over the nodes' network, where it was not the switch (COMMLAB_TOPOLOGY):
+  // its name, and the busiest link's bytes step by step and the hop-bytes,
+  // counted and modelled. The time model charges the busiest link there.
+  std::string network;
+  std::optional<uint64_t> link_critical_B, model_link_critical_B, hop_B, model_hop_B;
+  bool on_network() const {
+    return !network.empty() && network != "switch" && model_link_critical_B;
+  }
   // What every rank's copies and reductions read and wrote in one call,
   // summed (the direct transport's hand-written rows; absent elsewhere).
   std::optional<uint64_t> memory_moved_B;

@@ -219,7 +219,7 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
 }
 
 // What the first screen's fit is, what it is fitted to, and what it is asked.
-std::string summary_prose(bool gpu_memory) {
+std::string summary_prose(bool gpu_memory, const std::string& network) {
   const std::string large = human_bytes(kLargeMessage_B);
   return fmt::format(
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x "
@@ -238,13 +238,18 @@ std::string summary_prose(bool gpu_memory) {
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
       "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
       "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two "
-      "apart.{2}\n\n",
+      "apart.{2}{3}\n\n",
       large, percent(kWithin),
       gpu_memory ? " Where the ranks shared one GPU over direct access the resource is its "
                    "memory, not a port: t = a step's cost x steps + every rank's bytes moved in "
                    "memory (memory_moved_B) / the memory's bandwidth, beside the GPU's copy "
                    "bandwidth (machine.md)."
-                 : "");
+                 : "",
+      network.empty() ? ""
+                      : fmt::format(" The nodes were on {} (the rows' network): the bytes "
+                                    "charged are its busiest link's, step by step, in place "
+                                    "of the port's (docs/time-model.md).",
+                                    network));
 }
 
 // A fit of ranks sharing a GPU's memory: a step's cost, the memory's bandwidth.
@@ -372,7 +377,11 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   for (const auto& [key, ms] : groups)
     if (!ms.empty() && ms.front()->shares_gpu_memory())
       gpu_memory.insert({std::get<2>(key), std::get<3>(key)});
-  std::string s = "## Do the formulas hold?\n\n" + summary_prose(!gpu_memory.empty()) +
+  std::string network;  // the first network not the switch the hand-written rows ran on
+  for (const auto& [key, ms] : groups)
+    for (const Measurement* m : ms)
+      if (network.empty() && m->on_network()) network = m->network;
+  std::string s = "## Do the formulas hold?\n\n" + summary_prose(!gpu_memory.empty(), network) +
                   fitted_lines(fits, gpu_memory, machine);
   const std::string large = human_bytes(kLargeMessage_B);
   MarkdownTable table({"algorithm", "P",

@@ -8,6 +8,10 @@
                      report's fitted model (model.csv) and the taught formula's growth
   fastest_vs_size.png  per P and size, the fastest all-reduce algorithm measured,
                      beside the one the time model predicted
+  links_vs_P.png     where the rows ran on a network of nodes (COMMLAB_TOPOLOGY,
+                     not the switch): per all-reduce algorithm, the busiest link's
+                     bytes (summed over steps) and the hop-bytes, counted, over N,
+                     against P at the largest size swept
   distributions.png  where the sweep kept every iteration (iterations.csv): per
                      all-reduce algorithm, a box of its iterations' times (each
                      the slowest rank's) at the largest P, for up to four sizes;
@@ -246,6 +250,31 @@ def distributions(folder):
     plt.close(fig)
 
 
+def links_vs_P(rows, folder):
+    hand = [r for r in rows if is_allreduce(r["program"]) and r["impl"] == "hand"
+            and r.get("network", "") not in ("", "switch") and r.get("link_critical_B")]
+    if not hand:
+        return
+    N = max(int(r["bytes"]) for r in hand)
+    network = hand[0]["network"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    for ax, column, what in ((axes[0], "link_critical_B", "busiest link, step by step"),
+                             (axes[1], "hop_B", "hop-bytes: bytes x links crossed")):
+        # A marker each as well as a colour: there are more algorithms than colours.
+        for k, algo in enumerate(sorted({r["algorithm"] for r in hand})):
+            pts = mean_by((int(r["P"]), int(r[column]) / N) for r in hand
+                          if r["algorithm"] == algo and int(r["bytes"]) == N)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o^sv<>Dph*XP"[k % 12], label=algo)
+        ax.set(xlabel="processes P (one a node)", ylabel=f"bytes / N   (N = {N >> 20} MiB)" if N >= 1 << 20
+               else "bytes / N", title=f"{what}, counted ({network})")
+        ax.set_xticks(sorted({int(r["P"]) for r in hand}))
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(folder / "links_vs_P.png", dpi=90)
+    plt.close(fig)
+
+
 def main(folder):
     folder = Path(folder)
     rows = load(folder)
@@ -256,6 +285,7 @@ def main(folder):
     by_size(rows, folder, "busbw_GBps", "bus bandwidth (GB/s)", "busbw_vs_size.png", False)
     time_vs_P(rows, folder)
     fastest_vs_size(rows, folder)
+    links_vs_P(rows, folder)
     distributions(folder)
 
 

@@ -84,11 +84,15 @@ struct CollectiveAlgorithm {
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;
+  // The same on a network of nodes (core/topology.hpp), the busiest link's
+  // bytes step by step for the port's; null where there is none yet.
+  ScaledTraffic (*on_network)(int P, double N_bytes, int ranks_per_node,
+                              const Topology& network) = nullptr;
 
   // With the bytes through the busiest node's port, for the shape's placement.
   Traffic model(const JobShape& shape) const {
     Traffic t = traffic(shape);
-    t.port_critical_B = port_critical_B(t.messages, shape.nodes.of_rank());
+    count_where(t, t.messages, shape.nodes);
     return t;
   }
   Traffic model(int P, size_t count, size_t esize, int root) const {

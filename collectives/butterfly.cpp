@@ -4,6 +4,8 @@
 
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "algorithms.hpp"
@@ -14,14 +16,15 @@ int bit_low_first(int v, int s, int) { return v ^ (1 << s); }
 int bit_high_first(int v, int s, int p2) { return v ^ (p2 >> (s + 1)); }
 
 long long swing_rho(int s) {
-  long long power = 1;  // (-2)^(s+1)
-  for (int i = 0; i <= s; ++i) power *= -2;
+  const long long power = (s % 2 ? 1LL : -1LL) << (s + 1);  // (-2)^(s+1)
   return (1 - power) / 3;
 }
 
+// p2 is a power of two, so "mod p2" is a mask (for negative numbers too, in
+// two's complement): the closed forms call this P log2 P times at P = 2^20.
 int swing_partner(int v, int s, int p2) {
-  const long long d = swing_rho(s) % p2, to = v % 2 == 0 ? v + d : v - d;
-  return int(((to % p2) + p2) % p2);
+  const long long d = swing_rho(s), to = v % 2 == 0 ? v + d : v - d;
+  return int(to & (p2 - 1));
 }
 
 namespace {
@@ -177,11 +180,21 @@ Traffic tally_halving_doubling(const Butterfly& b, size_t count, size_t esize) {
 
 namespace {
 
-// The busiest node's messages in step s of the butterfly.
-int64_t step_ports(const PowerOfTwoFold& fold, StepPorts& ports, Partner partner, int s) {
+// The busiest node's (or link's) messages in step s of the butterfly. A
+// step is counted once per process and placement: latency- and
+// bandwidth-optimal forms share their partners, and Rabenseifner's step s
+// is recursive doubling's step log2 p2 - 1 - s, so predict at P = 2^20
+// routes each step of a pair of algorithms once.
+int64_t step_ports(const PowerOfTwoFold& fold, StepPorts& ports, Partner partner, int s,
+                   int ranks_per_node, const Topology& network) {
+  if (partner == bit_high_first) partner = bit_low_first, s = log2_exact(fold.p2) - 1 - s;
+  using Key = std::tuple<Partner, int, int, int, std::string>;
+  thread_local std::map<Key, int64_t> counted;
+  const Key key{partner, fold.P, ranks_per_node, s, network.describe()};
+  if (const auto found = counted.find(key); found != counted.end()) return found->second;
   for (int v = 0; v < fold.p2; ++v)
     ports.message(fold.real_rank(v), fold.real_rank(partner(v, s, fold.p2)));
-  return ports.end_step();
+  return counted[key] = ports.end_step();
 }
 
 }  // namespace
@@ -189,13 +202,14 @@ int64_t step_ports(const PowerOfTwoFold& fold, StepPorts& ports, Partner partner
 // The fold's step in and step out (ranks past the power of two hand N to a
 // partner and take the result back), and log2 p2 steps in which every
 // virtual rank swaps N with its partner and reduces it.
-ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Partner partner) {
+ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Partner partner,
+                                        const Topology& network) {
   const PowerOfTwoFold fold(P);
-  StepPorts ports(P, ranks_per_node);
+  StepPorts ports(P, ranks_per_node, network);
   const double folds = fold.extra ? 2 : 0;  // the step in, and the same back out
   double crossing = folds * double(fold.fold_ports(ports)), exchanges = 0;
   for (int s = 0; (1 << s) < fold.p2; ++s, ++exchanges)
-    crossing += double(step_ports(fold, ports, partner, s));
+    crossing += double(step_ports(fold, ports, partner, s, ranks_per_node, network));
   return {folds + exchanges, crossing * N, (exchanges + (fold.extra ? 1 : 0)) * N};
 }
 
@@ -203,14 +217,15 @@ ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Par
 // halving and one doubling step between the same partners, each message
 // p2/2^(s+1) chunks; the halving reduces (p2-1)/p2 x N on every rank, plus N
 // on the ranks that took a fold.
-ScaledTraffic scaled_halving_doubling(int P, double N, int ranks_per_node, Partner partner) {
+ScaledTraffic scaled_halving_doubling(int P, double N, int ranks_per_node, Partner partner,
+                                      const Topology& network) {
   const PowerOfTwoFold fold(P);
-  StepPorts ports(P, ranks_per_node);
+  StepPorts ports(P, ranks_per_node, network);
   double steps = fold.extra ? 2 : 0;  // the fold's step in, and the same back out
   double crossing_B = steps * double(fold.fold_ports(ports)) * N;
   for (int s = 0; (1 << s) < fold.p2; ++s, steps += 2)
-    crossing_B +=
-        2 * double(step_ports(fold, ports, partner, s)) * (fold.p2 >> (s + 1)) * N / fold.p2;
+    crossing_B += 2 * double(step_ports(fold, ports, partner, s, ranks_per_node, network)) *
+                  (fold.p2 >> (s + 1)) * N / fold.p2;
   return {steps, crossing_B, (fold.extra ? N : 0) + (fold.p2 - 1) * N / fold.p2};
 }
 

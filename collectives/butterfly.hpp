@@ -47,8 +47,11 @@ void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data
 void halving_doubling(const CollectiveJob& job, const Butterfly& b, char* data);
 Traffic tally_butterfly_exchange(const Butterfly& b, size_t count, size_t esize);
 Traffic tally_halving_doubling(const Butterfly& b, size_t count, size_t esize);
-// The closed forms (at_scale): the busiest node's port, step by step.
-ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Partner partner);
-ScaledTraffic scaled_halving_doubling(int P, double N, int ranks_per_node, Partner partner);
+// The closed forms (at_scale): the busiest node's port, step by step; or
+// on a network (on_network), the busiest link of it.
+ScaledTraffic scaled_butterfly_exchange(int P, double N, int ranks_per_node, Partner partner,
+                                        const Topology& network);
+ScaledTraffic scaled_halving_doubling(int P, double N, int ranks_per_node, Partner partner,
+                                      const Topology& network);
 
 }  // namespace commlab

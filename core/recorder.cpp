@@ -10,12 +10,12 @@ namespace commlab {
 
 namespace {
 
-// The bytes through the busiest node's port (traffic.hpp): which messages
-// crossed between nodes needs every rank's, so the gathered trace.
-uint64_t port_bytes(const std::vector<TraceEntry>& trace, const Nodes& nodes) {
+// The figures that depend on where the ranks ran (nodes.hpp): which
+// messages crossed between nodes needs every rank's, so the gathered trace.
+void count_where(Traffic& t, const std::vector<TraceEntry>& trace, const Nodes& nodes) {
   std::vector<Message> sent;
   for (const TraceEntry& e : trace) sent.push_back({e.step, e.from, e.to, e.bytes});
-  return port_critical_B(sent, nodes.of_rank());
+  count_where(t, sent, nodes);
 }
 
 // Every rank's records, in rank order, on every rank: structs travel as their
@@ -106,7 +106,7 @@ Traffic Recorder::gather_counts(Transport& transport, const Nodes& nodes,
     t.peer_written_max_rank_B = std::max(t.peer_written_max_rank_B, c.peer.written_B);
     t.memory_moved_total_B += c.moved_B;
   }
-  t.port_critical_B = port_bytes(trace, nodes);
+  count_where(t, trace, nodes);
   return t;
 }
 
@@ -124,7 +124,7 @@ Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const N
     t.sent_max_rank_B = std::max(t.sent_max_rank_B, sent_B[r]);
     t.recv_max_rank_B = std::max(t.recv_max_rank_B, recv_B[r]);
   }
-  t.port_critical_B = port_bytes(trace, nodes);
+  count_where(t, trace, nodes);
   return t;
 }
 

@@ -126,6 +126,13 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::slowest_share, [](const Row& r) { return real(r.slowest_share, 4); }},
       {Col::busy_at_start, [](const Row& r) { return fixed(r.run->busy_at_start, 3); }},
       {Col::cores_per_node, [](const Row& r) { return num(r.run->cores_per_node); }},
+      // Over the nodes' network (COMMLAB_TOPOLOGY): the busiest link's bytes
+      // step by step, and the hop-bytes, counted and the model's.
+      {Col::network, [](const Row& r) { return r.run->network; }},
+      {Col::link_critical_B, traffic(&Row::counted, &Traffic::link_critical_B)},
+      {Col::model_link_critical_B, traffic(&Row::model, &Traffic::link_critical_B)},
+      {Col::hop_B, traffic(&Row::counted, &Traffic::hop_B)},
+      {Col::model_hop_B, traffic(&Row::model, &Traffic::hop_B)},
   };
   return columns;
 }

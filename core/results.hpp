@@ -33,7 +33,8 @@ struct RunInfo {  // the same for every row of one run
   bool in_place = false;
   TransportKind transport = TransportKind::host;  // of the hand-written and MPI rows
   Placement placement;
-  int ranks_per_gpu = 0;  // GPU buffers: the most ranks on one GPU; 0 on the host
+  std::string network = "switch";  // the nodes' network (Nodes::network)
+  int ranks_per_gpu = 0;           // GPU buffers: the most ranks on one GPU; 0 on the host
   // What else the machine was doing at start: the share of rank 0's node's
   // CPUs busy with other work over a short quiet window (0 to 1), and the
   // node's cores (ranks above it share cores).

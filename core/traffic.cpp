@@ -25,4 +25,23 @@ uint64_t port_critical_B(const std::vector<Message>& messages,
   return B;
 }
 
+LinkLoad link_load(const std::vector<Message>& messages, const std::vector<int>& node_of_rank,
+                   const Topology& topology) {
+  LinkLoad load;
+  if (node_of_rank.empty()) return load;
+  std::map<int, std::vector<const Message*>> steps;
+  for (const Message& m : messages) steps[m.step].push_back(&m);
+  const int nodes = *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
+  LinkCounter links(topology, nodes);
+  for (const auto& [step, sent] : steps) {
+    for (const Message* m : sent) {
+      const int a = node_of_rank.at(m->from), b = node_of_rank.at(m->to);
+      if (a != b) links.add(a, b, m->bytes);
+    }
+    load.link_critical_B += links.end_step();
+  }
+  load.hop_B = links.hop_B();
+  return load;
+}
+
 }  // namespace commlab

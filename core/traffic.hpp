@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
+
+#include "topology.hpp"
 
 namespace commlab {
 
@@ -52,14 +55,28 @@ struct Message {
 uint64_t port_critical_B(const std::vector<Message>& messages,
                          const std::vector<int>& node_of_rank);
 
+// The messages routed over a network of nodes (topology.hpp), step by step.
+struct LinkLoad {
+  uint64_t link_critical_B = 0;  // per step, the bytes on the busiest directed link, summed
+  uint64_t hop_B = 0;            // every message's bytes times the links it crosses
+};
+// For `messages` of ranks placed on nodes by node_of_rank (empty: one node,
+// nothing crosses). A node beyond the topology's is a UsageError.
+LinkLoad link_load(const std::vector<Message>& messages, const std::vector<int>& node_of_rank,
+                   const Topology& topology);
+
 struct Traffic {
-  uint64_t sent_max_rank_B = 0;     // bytes sent by the busiest sender
-  uint64_t recv_max_rank_B = 0;     // bytes received by the busiest receiver
-  uint64_t sent_total_B = 0;        // bytes sent, summed over all ranks
-  uint64_t msgs_total = 0;          // messages sent, summed over all ranks
-  uint64_t steps = 0;               // communication rounds in the schedule
-  uint64_t critical_path_B = 0;     // bytes along the longest chain of dependent messages
-  uint64_t port_critical_B = 0;     // through the busiest node's link, step by step (above)
+  uint64_t sent_max_rank_B = 0;  // bytes sent by the busiest sender
+  uint64_t recv_max_rank_B = 0;  // bytes received by the busiest receiver
+  uint64_t sent_total_B = 0;     // bytes sent, summed over all ranks
+  uint64_t msgs_total = 0;       // messages sent, summed over all ranks
+  uint64_t steps = 0;            // communication rounds in the schedule
+  uint64_t critical_path_B = 0;  // bytes along the longest chain of dependent messages
+  uint64_t port_critical_B = 0;  // through the busiest node's link, step by step (above)
+  // Over the nodes' network (Nodes::network): the busiest link's bytes, step
+  // by step, and every message's bytes times the links it crosses (link_load).
+  uint64_t link_critical_B = 0;
+  uint64_t hop_B = 0;
   uint64_t reduced_max_rank_B = 0;  // bytes reduced by the rank that reduces the most (model)
   // Direct access (the direct transport): the most bytes one rank read from
   // peers' memory, and wrote into it. Counted by the transport as it copies;
@@ -79,7 +96,8 @@ struct Traffic {
   bool same_counts(const Traffic& o) const {
     return sent_max_rank_B == o.sent_max_rank_B && recv_max_rank_B == o.recv_max_rank_B &&
            sent_total_B == o.sent_total_B && msgs_total == o.msgs_total && steps == o.steps &&
-           port_critical_B == o.port_critical_B && peer_read_max_rank_B == o.peer_read_max_rank_B &&
+           port_critical_B == o.port_critical_B && link_critical_B == o.link_critical_B &&
+           hop_B == o.hop_B && peer_read_max_rank_B == o.peer_read_max_rank_B &&
            peer_written_max_rank_B == o.peer_written_max_rank_B;
   }
   // The model over direct access: every message is read by its receiver
@@ -113,19 +131,28 @@ struct ScaledTraffic {
 // between ranks in blocks of k per node: the most any node sends to others
 // or receives from them in the step. Touches only the nodes the step used,
 // so a step of few messages at P = 2^20 costs few.
+//
+// Given a network (topology.hpp) other than the switch, the most messages
+// on one of its links instead: each message routed.
 class StepPorts {
  public:
   StepPorts(int P, int ranks_per_node) : k_(ranks_per_node), out_(P / k_ + 1), in_(P / k_ + 1) {}
+  StepPorts(int P, int ranks_per_node, const Topology& network) : StepPorts(P, ranks_per_node) {
+    if (network.kind != Topology::Kind::ideal_switch)
+      links_ = std::make_unique<LinkCounter>(network, int((P + k_ - 1) / k_));
+  }
   void message(int64_t from, int64_t to) {
     const int64_t a = k_ == 1 ? from : from / k_,
                   b = k_ == 1 ? to : to / k_;  // no division where it is free
     if (a == b) return;                        // through memory
+    if (links_) return links_->add(int(a), int(b), 1);
     if (!out_[a]++) touched_.push_back(a);
     if (!in_[b]++) touched_.push_back(b);
     busiest_ = std::max({busiest_, out_[a], in_[b]});
   }
   // The step's busiest node's messages; and starts the next step.
   int64_t end_step() {
+    if (links_) return int64_t(links_->end_step());
     for (int64_t n : touched_) out_[n] = in_[n] = 0;
     touched_.clear();
     return std::exchange(busiest_, 0);
@@ -135,6 +162,7 @@ class StepPorts {
   int64_t k_;
   std::vector<int64_t> out_, in_, touched_;
   int64_t busiest_ = 0;
+  std::unique_ptr<LinkCounter> links_;
 };
 
 // A model written as the schedule's list of messages: who sends how many

@@ -143,11 +143,13 @@ std::string InProcessResult::verdict(const Traffic& model) const {
   if (!counted.same_counts(expected))
     return fmt::format(
                "counted traffic differs from the model: sent max {} vs {}, recv max {} vs "
-               "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}",
+               "{}, total {} vs {}, msgs {} vs {}, steps {} vs {}, port {} vs {}, busiest link "
+               "{} vs {}, hop-bytes {} vs {}",
                counted.sent_max_rank_B, model.sent_max_rank_B, counted.recv_max_rank_B,
                model.recv_max_rank_B, counted.sent_total_B, model.sent_total_B, counted.msgs_total,
                model.msgs_total, counted.steps, model.steps, counted.port_critical_B,
-               model.port_critical_B) +
+               model.port_critical_B, counted.link_critical_B, model.link_critical_B, counted.hop_B,
+               model.hop_B) +
            (direct ? fmt::format(", read from peers {} vs {}", counted.peer_read_max_rank_B,
                                  expected.peer_read_max_rank_B)
                    : "");

@@ -57,7 +57,8 @@ int run_program(int argc, char** argv,
     print_help(comm, parsed.help);
     return finish(0);
   }
-  const Nodes nodes = nodes_of(comm.mpi());
+  Nodes nodes = nodes_of(comm.mpi());
+  agree_or_exit(comm.mpi(), place_on_network(comm.mpi(), nodes));
   agree_or_exit(comm.mpi(), memory_problem(comm.mpi(), nodes, parsed.footprint));
   int rc = 0;
   try {

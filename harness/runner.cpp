@@ -15,6 +15,20 @@
 
 namespace commlab {
 
+// --node-size: the blocks of ranks stand for nodes on the network
+// COMMLAB_TOPOLOGY names (one machine standing for a ring of them, say), in
+// order; "" or why they cannot.
+std::string Runner::pretend_on_network(const Topology& network) {
+  if (network.kind == Topology::Kind::ideal_switch) return "";
+  const int count = nodes_.count();
+  if (network.nodes() && count > network.nodes())
+    return fmt::format("--node-size {}: {} nodes of {} ranks, and COMMLAB_TOPOLOGY={} has {}",
+                       opts_.node_size, count, opts_.node_size, network.describe(),
+                       network.nodes());
+  nodes_.set_network(network, {});
+  return "";
+}
+
 Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
     : comm_(comm),
       opts_(opts),
@@ -24,6 +38,7 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                     : fmt::format("-r {}: root must be below the "
                                                                   "number of ranks, {}",
                                                                   opts.root, comm.size()));
+  if (opts.node_size > 0) agree_or_exit(comm.mpi(), pretend_on_network(nodes.network()));
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport, device_.signals);
   if (direct())
@@ -46,6 +61,7 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   info_.transport = device_.transport;
   info_.ranks_per_gpu = device_.ranks_per_gpu;
   info_.placement = gather_placement(comm.mpi());
+  info_.network = nodes_.network().describe();
   library_counted_ = library_counting(comm.mpi());
   MPI_Group world, mine;
   MPI_Comm_group(MPI_COMM_WORLD, &world);

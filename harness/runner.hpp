@@ -92,6 +92,7 @@ class Runner {
   int exit_code() const;
 
  private:
+  std::string pretend_on_network(const Topology& network);
   Row blank_row(const Shape& shape, const Case& c) const;
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);

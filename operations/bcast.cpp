@@ -25,7 +25,11 @@ class Bcast : public Operation {
     algorithms = {
         {"linear", bcast_linear, sized<model_bcast_linear>},
         {"binomial", bcast_binomial, sized<model_bcast_binomial>},
-        {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>}};
+        {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>},
+        {"bine", bcast_bine, sized<model_bcast_bine>}};
+    // Bine moves the binomial tree's bytes over other links, and no MPI
+    // library we build against runs it: a library row is not named for it.
+    algorithms.back().not_in_libraries = true;
     library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }

@@ -24,7 +24,11 @@ class Reduce : public Operation {
     summary = "reduce: the root gets the element-wise op over every rank's buffer";
     reduces = true;
     algorithms = {{"linear", reduce_linear, sized<model_reduce_linear>},
-                  {"binomial", reduce_binomial, sized<model_reduce_binomial>}};
+                  {"binomial", reduce_binomial, sized<model_reduce_binomial>},
+                  {"bine", reduce_bine, sized<model_reduce_bine>}};
+    // Bine moves the binomial reduce's bytes over other links, and no MPI
+    // library we build against runs it: a library row is not named for it.
+    algorithms.back().not_in_libraries = true;
     library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
   }
   double busbw_factor(int) const override { return 1; }

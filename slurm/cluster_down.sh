@@ -19,7 +19,7 @@ for pid in "${pids[@]}"; do
   kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
 done
 nodes=1 tag=
-[ -f "$PREFIX/nodes" ] && read -r nodes tag <"$PREFIX/nodes"
+[ -f "$PREFIX/nodes" ] && read -r nodes tag _ <"$PREFIX/nodes"
 if [ "${nodes:-1}" -gt 1 ]; then
   for i in $(seq 0 $((nodes - 1))); do
     ip link del "${tag}v$i" 2>/dev/null

@@ -8,12 +8,22 @@
 #                                             four emulated nodes cmlnode0..3, each a
 #                                             network namespace on bridge cmlbr0
 #                                             (10.79.0.0/24), every link capped at RATE
+#   NODES=8 NCPUS=1 RATE=100mbit TOPOLOGY=ring slurm/cluster_up.sh
+#                                             eight nodes in a ring: each namespace linked
+#                                             only to its two neighbours, node i at
+#                                             10.77.0.(i+1), routed the shorter way round
+#                                             through the nodes between (half way: to
+#                                             higher numbers), every ring link capped at
+#                                             RATE; MPI's data over the ring, Slurm and
+#                                             MPI's start-up over the bridge, unshaped
 # then:  source /tmp/commlab-cluster/env.sh ; sbatch ... ; slurm/cluster_down.sh
 set -euo pipefail
 PREFIX=${PREFIX:-/tmp/commlab-cluster}
 NODES=${NODES:-1}
 NCPUS=${NCPUS:-8}
 RATE=${RATE:-}
+TOPOLOGY=${TOPOLOGY:-switch}
+RING_SUBNET=${RING_SUBNET:-10.77.0}
 # The links' token bucket. A small one makes every message of 16 KiB or
 # more pay the rate, one way: ping-pong GB/s at 16 KiB / 1 MiB at 1gbit,
 # burst 256kb 0.55 (at 32 KiB) / 0.118, 8kb 0.166 / 0.118, 4kb 0.118 / 0.105,
@@ -36,8 +46,11 @@ die() { echo "error: $*" >&2; exit 2; }
 [[ $TAG =~ ^[a-z]{1,4}$ ]] || die "TAG must be 1 to 4 lower-case letters, not '$TAG'"
 [[ $SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "SUBNET must be the first three numbers of a /24, like 10.79.0"
 [[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a port number, not '$PORT'"
+[[ $TOPOLOGY =~ ^(switch|ring)$ ]] || die "TOPOLOGY must be switch or ring, not '$TOPOLOGY'"
+[ "$TOPOLOGY" = switch ] || [ "$NODES" -ge 3 ] || die "TOPOLOGY=ring needs NODES of 3 or more, not $NODES"
+[[ $RING_SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "RING_SUBNET must be the first three numbers of a /24, like 10.77.0"
 [ "$(id -u)" = 0 ] || die "the local cluster needs root (daemons, namespaces, packages)"
-if [ -s "$PREFIX/nodes" ] && [ "$(cat "$PREFIX/nodes")" != "$NODES $TAG" ]; then
+if [ -s "$PREFIX/nodes" ] && [ "$(cat "$PREFIX/nodes")" != "$NODES $TAG $TOPOLOGY" ]; then
   die "another cluster ($(cat "$PREFIX/nodes")) is up in $PREFIX; stop it first (slurm/cluster_down.sh)"
 fi
 
@@ -72,8 +85,10 @@ if [ "$NODES" -gt 1 ]; then
     ip -n $ns addr replace $SUBNET.$((i + 1))/24 dev ${TAG}p$i
     ip -n $ns link set ${TAG}p$i up
     tc -n $ns qdisc del dev ${TAG}p$i root 2>/dev/null || true
-    [ -z "$RATE" ] || tc -n $ns qdisc add dev ${TAG}p$i root tbf rate "$RATE" burst "$BURST" latency 50ms
+    [ -z "$RATE" ] || [ "$TOPOLOGY" = ring ] \
+      || tc -n $ns qdisc add dev ${TAG}p$i root tbf rate "$RATE" burst "$BURST" latency 50ms
   done
+  [ "$TOPOLOGY" = switch ] || bash "$HERE/ring_links.sh" "$NODES" "$TAG" "$RING_SUBNET" "$RATE" "$BURST"
   names=$(seq -f "${TAG}node%g" 0 $((NODES - 1)))
   controller="$(hostname -s)($SUBNET.254)"
 else
@@ -84,7 +99,7 @@ fi
 # 3. Configuration.
 mkdir -p "$PREFIX"/{etc,log,run,spool/ctld,munge}
 chmod 711 "$PREFIX/munge"
-echo "$NODES $TAG" >"$PREFIX/nodes"
+echo "$NODES $TAG $TOPOLOGY" >"$PREFIX/nodes"
 [ -s "$PREFIX/munge/munge.key" ] || mungekey -c -k "$PREFIX/munge/munge.key"
 {
   cat <<CONF
@@ -134,9 +149,19 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
   # 2 KiB all-reduce at P = 3 took 16 ms spinning, 0.1 ms yielding).
   echo "export OMPI_MCA_mpi_yield_when_idle=1"
   # What the links were given, for machine.md beside what they measured.
-  [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE (tbf, burst $BURST; emulated)'"
+  shaped=emulated
+  [ "$TOPOLOGY" = ring ] && shaped="emulated; each ring link, each way"
+  [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE (tbf, burst $BURST; $shaped)'"
   # Emulated nodes: MPI must use the bridge, not loopback or the host's own interfaces.
-  [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24 OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
+  # On a ring, the data over the ring's addresses and start-up over the bridge.
+  data=$SUBNET
+  [ "$TOPOLOGY" = ring ] && data=$RING_SUBNET
+  [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_if_include=$data.0/24 OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
+  # The network for the rows' per-link columns, and the nodes in its order.
+  if [ "$TOPOLOGY" = ring ]; then
+    echo "export COMMLAB_TOPOLOGY=ring:$NODES COMMLAB_NODE_ORDER=$PREFIX/node_order"
+    echo "$names" >"$PREFIX/node_order"
+  fi
   # Two TCP connections per pair of ranks, not one: over one, a rendezvous
   # reply waits behind megabytes the other way, and two ranks that send each
   # other at once (the ring at P = 2) took turns in one call of three (32 MiB:

@@ -202,6 +202,9 @@ grep -q "^P = 4: tree up to 571 B, then ring$" "$TMP/out" \
 pred --link ib-hdr -P 1048576 -m 1G -a ring,tree --csv "$TMP/p.csv"
 [ "$(grep -cE '^ +1048576 +1 GiB ' "$TMP/out")" = 1 ] && [ "$(wc -l < "$TMP/p.csv")" = 3 ] \
   && ok "predict at P = 2^20: a row, and the CSV" || fail "predict P = 2^20"
+pred --link ib-hdr -P 1048576 -m 1G -a rabenseifner,swing_bandwidth --topology torus:1024x1024
+grep -qE '^ +1048576 +1 GiB .* swing_bandwidth$' "$TMP/out" \
+  && ok "predict --topology torus:1024x1024 at P = 2^20: Swing ahead of Rabenseifner" || { fail "predict torus 2^20"; cat "$TMP/out"; }
 # Ranks sharing one GPU (time-model.md, worked there at P = 4): one_shot,
 # then two_shot, which moves less of the GPU's memory from a few MiB on.
 pred --shared-gpu --alpha 8 --bandwidth 4241 -P 4 -m 4K:64M -a one_shot,two_shot,ring \
@@ -215,8 +218,38 @@ pred --link 1gbe -P 8 -m 16M -a rabenseifner,swing_bandwidth --topology ring:8
 grep -qE "^ +8 +16 MiB .* swing_bandwidth$" "$TMP/out" && grep -q "^# network: ring:8" "$TMP/out" \
   && ok "predict --topology ring:8: swing_bandwidth beats rabenseifner" || { fail "predict --topology"; cat "$TMP/out"; }
 pred --link 1gbe -P 16 --topology ring:8; refused $? "predict: more nodes than the ring" "16 nodes of 1 ranks, and ring:8 has 8"
-pred --link 1gbe --topology mesh:4; refused $? "predict: unknown topology" "use switch, ring:K or torus:AxB"
-pred --link 1gbe -P 2048 --topology torus:64x64; refused $? "predict --topology past P = 1024" "P up to 1024"
+pred --link 1gbe --topology mesh:4; refused $? "predict: unknown topology" "use switch, ring:K, torus:AxB, fattree:K:O or dragonfly:GxA"
+pred --link 1gbe -P 2048 --topology torus:64x64 -a tree; refused $? "predict --topology: tree past P = 1024" "tree: no closed form on torus:64x64"
+pred --link 1gbe -P 4096 --topology torus:64x64 -m 1M
+grep -q "left out: .*tree.*no closed form\|left out: .*tree.*route every message" "$TMP/out" && grep -q "swing_bandwidth" "$TMP/out" \
+  && ok "predict --topology past P = 1024: the closed forms, the others left out" || { fail "predict --topology at 4096"; cat "$TMP/out"; }
+pred --link 1gbe -P 64 -m 1M --topology fattree:8:2; grep -q "network: fattree:8:2" "$TMP/out" \
+  && ok "predict --topology fattree:8:2" || { fail "predict fattree"; cat "$TMP/out"; }
+pred --link 1gbe -P 32 -m 1M --topology dragonfly:4x8; grep -q "network: dragonfly:4x8" "$TMP/out" \
+  && ok "predict --topology dragonfly:4x8" || { fail "predict dragonfly"; cat "$TMP/out"; }
+# COMMLAB_TOPOLOGY: the rows count the network's links from the messages sent;
+# with --node-size 1 the 8 ranks of one machine stand for a ring of 8 nodes
+# (lab 08), and every row's busiest link equals the model's (docs/algorithms.md
+# works P = 8 by hand: Rabenseifner 5.25 N, Swing 2 N).
+COMMLAB_TOPOLOGY=ring:8 run 8 "$BIN/allreduce" -a rabenseifner,swing_bandwidth -n 256 -i 1 -x 0 --node-size 1 --csv "$TMP/net.csv"
+"$BIN/report" --column algorithm,network,link_critical_B,model_link_critical_B,hop_B,model_hop_B,check "$TMP/net.csv" >"$TMP/net.tsv"
+grep -qx "rabenseifner	ring:8	5376	5376	43008	43008	ok" "$TMP/net.tsv" \
+  && grep -qx "swing_bandwidth	ring:8	2048	2048	18432	18432	ok" "$TMP/net.tsv" \
+  && ok "COMMLAB_TOPOLOGY=ring:8, --node-size 1: link columns counted = model (5.25 N, 2 N)" || { fail "COMMLAB_TOPOLOGY rows"; cat "$TMP/net.tsv"; }
+COMMLAB_TOPOLOGY=ring:4 run 8 "$BIN/allreduce" -n 4 -i 1 --node-size 1; refused $? "COMMLAB_TOPOLOGY smaller than the nodes" "and COMMLAB_TOPOLOGY=ring:4 has 4"
+COMMLAB_TOPOLOGY=mesh run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_TOPOLOGY unknown" "^error: COMMLAB_TOPOLOGY=mesh: use switch"
+COMMLAB_TOPOLOGY=ring:4 COMMLAB_NODE_ORDER=/nonexistent run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_NODE_ORDER unreadable" "COMMLAB_NODE_ORDER=/nonexistent: cannot be read"
+echo "some-other-host" >"$TMP/order"
+COMMLAB_TOPOLOGY=ring:4 COMMLAB_NODE_ORDER=$TMP/order run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_NODE_ORDER without this host" "rank 0's host is not in it"
+# docs/predict.md's table: P = 256, 64 MiB, 100gbe on the switch, a fat tree, a dragonfly.
+for net_row in "switch 11164.68 +10710.20 +10710.20" "fattree:16:4 11164.68 +40909.18 +12933.18" \
+               "dragonfly:16x16 11164.68 +161705.14 +14568.95"; do
+  read -r net ring_us rab_us swing_us <<<"$net_row"
+  pred --link 100gbe -P 256 -m 64M -a ring,rabenseifner,swing_bandwidth --topology "$net"
+  grep -qE "^ +256 +64 MiB +$ring_us $rab_us $swing_us " "$TMP/out" && ok "predict.md's table: $net" \
+    || { fail "predict.md's table: $net"; cat "$TMP/out"; }
+done
+pred --link 1gbe --topology fattree:6:4; refused $? "predict: fat tree's oversubscription must divide" "must divide the 6 nodes"
 pred --shared-gpu --link nvlink-a100; refused $? "predict --shared-gpu with a link" "give the GPU by --alpha"
 pred --shared-gpu --alpha 8 --bandwidth 4241 -P 128; refused $? "predict --shared-gpu at P = 128" "64 at most"
 pred --link 400gbe; refused $? "predict: unknown link" "no such link (choose from"

@@ -1,9 +1,15 @@
 // The collectives' traffic models against hand-worked cases, the helpers their
 // schedules share, and the barrier's early-leaver test. The MPI tests then
 // assert that the counted traffic equals these models exactly.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <tuple>
+#include <vector>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/bine.hpp"
+#include "collectives/butterfly.hpp"
 #include "operations/barrier.hpp"
 #include "operations/operation.hpp"
 
@@ -32,6 +38,90 @@ TEST_CASE("bcast scatter + all-gather: the root sends about 2N, not log2(P) N") 
   // P = 4, parts of 8 B. Scatter: root -> v2 16 B, root -> v1 8 B, v2 -> v3 8 B;
   // then every rank sends 3 parts round the ring.
   check(model_bcast_scatter_allgather(4, 8, 4, 0), 48, 40, 128, 15, 5, 16 + 8 + 3 * 8);
+}
+
+namespace {
+// A model's messages as (step, from, to), sorted.
+std::vector<std::tuple<int, int, int>> edges(const Traffic& t) {
+  std::vector<std::tuple<int, int, int>> out;
+  for (const Message& m : t.messages) out.emplace_back(m.step, m.from, m.to);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+using Edges = std::vector<std::tuple<int, int, int>>;
+
+// Every rank v > 0 receives exactly once, from a rank that got the data in an
+// earlier step and sends it on only in later steps, in ceil(log2 P) steps.
+void check_bine_tree(int P, BineOrder order) {
+  const BineTree& tree = BineTree::of(P, order);
+  INFO("P " << P << (order == BineOrder::doubling ? " doubling" : " halving"));
+  REQUIRE(tree.steps == binomial_rounds(P));
+  std::vector<int> received(P, 0);
+  for (int u = 0; u < P; ++u)
+    for (int t = 0; t < tree.steps; ++t)
+      if (const int child = tree.child(u, t); child >= 0) {
+        REQUIRE(tree.got[u] < t);  // sends only what it has
+        REQUIRE(tree.got[child] == t);
+        REQUIRE(tree.parent(child) == u);
+        ++received[child];
+      }
+  CHECK(tree.got[0] == -1);
+  CHECK(received[0] == 0);
+  for (int v = 1; v < P; ++v) REQUIRE(received[v] == 1);
+}
+}  // namespace
+
+TEST_CASE("bcast and reduce bine: the binomial tree's bytes, along Swing's partners") {
+  // P = 8, N = 100 B, the far partner first (rho(2), rho(1), rho(0) = 3, -1,
+  // 1): step 0 0->3; step 1 0->7, 3->4; step 2 0->1, 3->2, 7->6, 4->5. The
+  // root sends 3N, everyone else receives N: 7 messages, one widest N a step.
+  check(model_bcast_bine(8, 25, 4, 0), 300, 100, 700, 7, 3, 300);
+  CHECK(edges(model_bcast_bine(8, 25, 4, 0)) ==
+        Edges{{0, 0, 3}, {1, 0, 7}, {1, 3, 4}, {2, 0, 1}, {2, 3, 2}, {2, 4, 5}, {2, 7, 6}});
+  // P = 6, root 2, N = 80 B. Relative ranks at positions 0 1 2 3 4 7 of the
+  // P = 8 tree (5 and 6, two of the last step's leaves, dropped): v 0->3;
+  // 0->5, 3->4; 0->1, 3->2, i.e. ranks (v + 2) mod 6: 2->5; 2->1, 5->0;
+  // 2->3, 5->4. The root sends 3N, rank 5 2N.
+  check(model_bcast_bine(6, 10, 8, 2), 240, 80, 400, 5, 3, 240);
+  CHECK(edges(model_bcast_bine(6, 10, 8, 2)) ==
+        Edges{{0, 2, 5}, {1, 2, 1}, {1, 5, 0}, {2, 2, 3}, {2, 5, 4}});
+  // Reduce: the broadcast's tree backwards, the root receiving once a step,
+  // step k at distance |rho(k)| as the binomial reduce's at 2^k. P = 8: step 0
+  // 1->0, 2->3, 6->7, 5->4; step 1 7->0, 4->3; step 2 3->0.
+  check(model_reduce_bine(8, 25, 4, 0), 100, 300, 700, 7, 3, 300);
+  CHECK(edges(model_reduce_bine(8, 25, 4, 0)) ==
+        Edges{{0, 1, 0}, {0, 2, 3}, {0, 5, 4}, {0, 6, 7}, {1, 4, 3}, {1, 7, 0}, {2, 3, 0}});
+  // P = 6, root 5: positions 5 and 6 (step 0 senders) dropped, v 5 at
+  // position 7: v 1->0, 2->3; 5->0, 4->3; 3->0, i.e. ranks (v + 5) mod 6:
+  // 0->5, 1->2; 4->5, 3->2; 2->5. The root receives 3N, rank 2 2N.
+  check(model_reduce_bine(6, 10, 8, 5), 80, 240, 400, 5, 3, 240);
+  CHECK(edges(model_reduce_bine(6, 10, 8, 5)) ==
+        Edges{{0, 0, 5}, {0, 1, 2}, {1, 3, 2}, {1, 4, 5}, {2, 2, 5}});
+  for (Message m : model_reduce_bine(6, 10, 8, 5).messages) CHECK(m.arrival == Arrival::reduced);
+}
+
+TEST_CASE("bine trees: every rank receives once, from a rank that had the data") {
+  for (BineOrder order : {BineOrder::doubling, BineOrder::halving}) {
+    for (int p2 = 1; p2 <= 1 << 14; p2 *= 2) check_bine_tree(p2, order);
+    for (int P = 1; P <= 300; ++P) check_bine_tree(P, order);
+    check_bine_tree(1000, order);
+  }
+  // The halving order's steps: the far partner first.
+  const BineTree& halving = BineTree::of(8, BineOrder::halving);
+  CHECK(halving.got == std::vector<int>{-1, 2, 2, 0, 1, 2, 2, 1});
+}
+
+TEST_CASE("bine trees: a message at distance rho(s) goes |rho(s)| ranks round the ring at most") {
+  // Where the binomial tree's goes 2^s; dropping leaves only shortens the way.
+  for (BineOrder order : {BineOrder::doubling, BineOrder::halving})
+    for (int P = 2; P <= 300; ++P) {
+      const BineTree& tree = BineTree::of(P, order);
+      for (int v = 1; v < P; ++v) {
+        const int s = tree.distance_step(tree.got[v]), d = (v - tree.parent(v) + P) % P;
+        INFO("P " << P << " v " << v);
+        CHECK(std::min(d, P - d) <= std::abs(swing_rho(s)));
+      }
+    }
 }
 
 TEST_CASE("reduce: the binomial root receives once per round") {

@@ -273,6 +273,36 @@ TEST_CASE("in-process: the committed cluster rows count what they counted", "[ev
   CHECK(hand == 168);  // every hand-written row of the folder
 }
 
+// Over a network of nodes, every operation's hand-written algorithms: the
+// busiest link's bytes and the hop-bytes the run's messages load equal the
+// model's (the verdict compares them), one rank a node and two.
+TEST_CASE("in-process: the links' bytes counted on a network equal the model's") {
+  const std::vector<std::string> names = {
+#define COMMLAB_OPERATION(name) #name,
+#include "operations/operations.def"
+#undef COMMLAB_OPERATION
+  };
+  for (const std::string& name : names)
+    for (int P : {2, 3, 5, 8})
+      for (int per_node : {1, 2})
+        for (const char* network : {"ring:8", "torus:2x4", "fattree:2:2", "dragonfly:2x4"}) {
+          const auto op = make_operation(name);
+          for (const CollectiveAlgorithm& algo : op->algorithms) {
+            if (algo.reads_peers && per_node < P) continue;  // one node only
+            ThreadWorld world(P);
+            Run run{*op, algo, P, size_t(4 * P + 3)};
+            run.in_place = op->in_place_form == InPlace::always;
+            run.nodes = Nodes::blocks(P, per_node);
+            run.nodes.set_network(Topology::parse(network), {});
+            INFO(run.describe() << " on " << network);
+            const InProcessResult result = run_in_process(world, run);
+            const Traffic model = algo.model(run.shape());
+            CHECK(result.verdict(model) == "");
+            if (per_node == 1 && op->has_data) CHECK(model.hop_B > 0);  // every rank a node
+          }
+        }
+}
+
 // What a call costs the GPU over direct access, counted on the host's
 // Memory (each copy or reduction is one launch there; each sync a host
 // round trip): every message received in one pass, reduced straight from

@@ -57,7 +57,7 @@ trap 'rm -rf "$TMP"' EXIT
 # lands apart from the answer and from every other slip (tests/lab_grader_slips.toml
 # quotes them): lab 01's ping-pong (0.47 us one way at 4 B, 8 GB/s between
 # 1 and 4 MiB), lab 04's P = 4 run (its CSV and the '# time model' line it
-# printed), lab 05's straggler runs, and the grader's own sample.
+# printed), lab 05's straggler runs, lab 08's ring of 8, and the grader's own sample.
 outputs() {
   local out=$1 b
   mkdir -p "$out"
@@ -100,6 +100,24 @@ ROWS
     echo "ps_sim,ps,ssp,2,37999.2,16911.3,2,2026-01-05T12:01:00Z"
     echo "ps_sim,ps,async,0,31092.7,12000.1,8,2026-01-05T12:02:00Z"
   } > "$out/straggler.csv"
+  # Lab 08's ring of 8: P = 8 at 4 and 16 MiB, and P = 4 at 16 MiB (medians, means).
+  {
+    echo "program,algorithm,impl,P,bytes,t_median_us,t_avg_us,date"
+    while read -r P b a med avg; do
+      echo "allreduce,$a,hand,$P,$b,$med,$avg,2026-01-05T14:00:00Z"
+    done <<'ROWS'
+8 16777216 ring 3000000 3100000
+8 16777216 swing_bandwidth 3600000 3900000
+8 16777216 rabenseifner 8100000 8300000
+8 16777216 recursive_doubling 9500000 9600000
+8 4194304 ring 700000 720000
+8 4194304 swing_bandwidth 1000000 1100000
+8 4194304 rabenseifner 2100000 2200000
+4 16777216 ring 2500000 2600000
+4 16777216 swing_bandwidth 2500000 2700000
+4 16777216 rabenseifner 4000000 4100000
+ROWS
+  } > "$out/ring.csv"
   {
     echo "algorithm,bytes,t_avg_us,t_median_us,date"
     echo "pingpong,4,0.9,0.5,2026-01-05T13:00:00Z"

@@ -7,6 +7,7 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/butterfly.hpp"
 #include "core/topology.hpp"
+#include "core/traffic.hpp"
 #include "operations/operation.hpp"
 
 using namespace commlab;
@@ -259,6 +260,54 @@ TEST_CASE("a ring of 8 nodes: the busiest link's bytes of each all-reduce, as wo
         rab.port_critical_B);
 }
 
+// The closed forms on a network (on_network) against every message of the
+// exact model routed one by one, on each kind of network, at powers of two
+// and not, one rank a node and two.
+TEST_CASE("closed forms on networks equal the routed messages") {
+  const std::vector<CollectiveAlgorithm> algorithms = {
+      allreduce_ring_algorithm(), allreduce_recursive_doubling_algorithm(),
+      allreduce_rabenseifner_algorithm(), allreduce_swing_latency_algorithm(),
+      allreduce_swing_bandwidth_algorithm()};
+  for (const char* name : {"switch", "ring:16", "torus:4x4", "torus:8x2", "fattree:4:2",
+                           "fattree:3:1", "dragonfly:4x4"})
+    for (int k : {1, 2})
+      for (int P : {2, 3, 6, 8, 12, 16, 32}) {
+        const Topology net = Topology::parse(name);
+        if (net.nodes() && (P + k - 1) / k > net.nodes()) continue;
+        const Nodes nodes = Nodes::blocks(P, k);
+        for (const CollectiveAlgorithm& a : algorithms) {
+          INFO(a.name << " on " << name << ", P = " << P << ", " << k << " a node");
+          const size_t count = 64 * size_t(P);
+          const Traffic t = a.model(JobShape{P, count, 1, 0, nodes});
+          const ScaledTraffic f = a.on_network(P, double(count), k, net);
+          CHECK(f.steps == double(t.steps));
+          CHECK(f.port_critical_B ==
+                Approx(double(link_load(t.messages, nodes.of_rank(), net).link_critical_B)));
+        }
+      }
+}
+
+TEST_CASE("the counter's runs along a torus's lines equal its routes hop by hop") {
+  for (const char* name : {"ring:7", "ring:8", "torus:4x4", "torus:5x3"}) {
+    const Topology net = Topology::parse(name);
+    LinkCounter runs(net, net.nodes());
+    std::vector<uint64_t> hops(size_t(net.links(net.nodes())));
+    uint64_t busiest = 0, hop_B = 0;
+    for (int a = 0; a < net.nodes(); ++a)
+      for (int b = 0; b < net.nodes(); ++b) {
+        if (a == b) continue;
+        const uint64_t bytes = uint64_t(1 + a * 7 + b);
+        runs.add(a, b, bytes);
+        for (int link : net.route(a, b)) busiest = std::max(busiest, hops[size_t(link)] += bytes);
+        hop_B += bytes * net.route(a, b).size();
+      }
+    INFO(name);
+    CHECK(runs.end_step() == busiest);
+    CHECK(runs.hop_B() == hop_B);
+    CHECK(runs.end_step() == 0);  // the next step starts empty
+  }
+}
+
 TEST_CASE("topologies: routes by dimension, ties the positive way, bad names refused") {
   const Topology torus = Topology::parse("torus:4x4");
   CHECK(torus.nodes() == 16);
@@ -268,10 +317,58 @@ TEST_CASE("topologies: routes by dimension, ties the positive way, bad names ref
   CHECK(torus.route(0, 3).size() == 1);  // the other way round is shorter
   CHECK(Topology::parse("ring:8").route(7, 0).size() == 1);
   CHECK(Topology::parse("switch").route(3, 5) == std::vector<int>{6, 11});
-  CHECK_THROWS_WITH(Topology::parse("mesh:4"), Catch::Contains("use switch, ring:K or torus:AxB"));
-  CHECK_THROWS_WITH(Topology::parse("ring:1"), Catch::Contains("use 2 to 999999"));
+  CHECK_THROWS_WITH(Topology::parse("mesh:4"),
+                    Catch::Contains("use switch, ring:K, torus:AxB, fattree:K:O or dragonfly:GxA"));
+  CHECK_THROWS_WITH(Topology::parse("torus:2048x1024"), Catch::Contains("1048576 nodes at most"));
+  CHECK_THROWS_WITH(Topology::parse("fattree:6:4"), Catch::Contains("must divide the 6 nodes"));
+  // Fat tree: leaves of 4, 2 uplinks; 1 -> 6 climbs to spine 6 mod 2 = 0.
+  const Topology tree = Topology::parse("fattree:4:2");
+  CHECK(tree.describe() == "fattree:4:2");
+  CHECK(tree.route(1, 2) == std::vector<int>{2, 5});  // one leaf: out, in
+  CHECK(tree.route(1, 6) == std::vector<int>{2, 8, 21, 17});
+  // Dragonfly: groups of 2; 0 -> 3 crosses global link 0 -> 1.
+  const Topology fly = Topology::parse("dragonfly:3x2");
+  CHECK(fly.route(0, 1) == std::vector<int>{0, 3});
+  CHECK(fly.route(0, 3) == std::vector<int>{0, 12 + 1, 7});
+  CHECK_THROWS_WITH(Topology::parse("ring:1"), Catch::Contains("use 2 to 1048576"));
   std::vector<Message> one{{0, 0, 9, 8}};
   CHECK_THROWS_WITH(
       link_load(one, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Topology::parse("ring:8")),
       Catch::Contains("ring:8 has 8 nodes; the ranks ran on 10"));
+}
+
+// Binomial and Bine trees at P = 8 on a ring of 8 nodes, one rank each, root
+// 0, N = 1024 B, worked by hand in docs/algorithms.md ("Bine trees"). Routes
+// go the shorter way round, half way (4 hops) the positive way; links are
+// directed; per step, the busiest link's bytes, summed over the steps; and
+// every message's bytes times its hops. In units of N:
+//   binomial bcast  0->1 | 0->2, 1->3 | 0->4, 1->5, 2->6, 3->7 (4 hops each,
+//                   all up): link 1->2 carries 2 in step 1, link 3->4 all 4
+//                   in step 2: 1 + 2 + 4 = 7; hops 1 + 2*2 + 4*4 = 21.
+//   bcast bine      0->3 | 0->7, 3->4 | 0->1, 3->2, 7->6, 4->5: 3 hops, then
+//                   1 hop on links 0->7, 3->4, then 0->1, 3->2, 7->6, 4->5,
+//                   no link twice in a step: 1 + 1 + 1 = 3; hops 3 + 2 + 4 = 9.
+//   binomial reduce 1->0, 3->2, 5->4, 7->6 | 2->0, 6->4 (2 hops down, links
+//                   2->1->0 and 6->5->4) | 4->0 (4 hops up, 4->5->6->7->0):
+//                   1 + 1 + 1 = 3; hops 4 + 2*2 + 4 = 12.
+//   reduce bine     the bcast backwards: 1->0, 2->3, 6->7, 5->4 | 7->0, 4->3
+//                   | 3->0 (3 hops down): 1 + 1 + 1 = 3; hops 4 + 2 + 3 = 9.
+TEST_CASE("a ring of 8 nodes: binomial and Bine trees' busiest link and hop-bytes, by hand") {
+  const size_t N = 1024;
+  const std::vector<int> node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
+  auto on_ring = [&](const Traffic& t) {
+    return link_load(t.messages, node_of_rank, Topology::parse("ring:8"));
+  };
+  const LinkLoad bcast_binomial = on_ring(model_bcast_binomial(8, N, 1, 0));
+  const LinkLoad bcast_bine = on_ring(model_bcast_bine(8, N, 1, 0));
+  const LinkLoad reduce_binomial = on_ring(model_reduce_binomial(8, N, 1, 0));
+  const LinkLoad reduce_bine = on_ring(model_reduce_bine(8, N, 1, 0));
+  CHECK(bcast_binomial.link_critical_B == 7 * N);
+  CHECK(bcast_binomial.hop_B == 21 * N);
+  CHECK(bcast_bine.link_critical_B == 3 * N);
+  CHECK(bcast_bine.hop_B == 9 * N);
+  CHECK(reduce_binomial.link_critical_B == 3 * N);
+  CHECK(reduce_binomial.hop_B == 12 * N);
+  CHECK(reduce_bine.link_critical_B == 3 * N);
+  CHECK(reduce_bine.hop_B == 9 * N);
 }

@@ -8,15 +8,9 @@
 set -u
 SRC=$1 BIN=$2
 export BIN PREFIX=/tmp/commlab-cluster-test TAG=cmt SUBNET=10.78.0 PORT=6917
-TMP=$(mktemp -d)
-cleanup() { bash "$SRC/slurm/cluster_down.sh" >/dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "the local cluster needs root"
-ip netns add cmtprobe 2>/dev/null && ip netns del cmtprobe || skip "this machine does not allow network namespaces"
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); echo "ok   $1"; }
-fail() { fails=$((fails + 1)); echo "FAIL $1"; for f in "$TMP"/job.out "$TMP"/up.log; do [ -f "$f" ] && sed 's/^/     | /' "$f" | tail -12; done; }
+SHOW="job.out up.log"
+# shellcheck source=support/cluster_prelude.sh
+source "$SRC/tests/support/cluster_prelude.sh"
 # submit NAME SCRIPT [sbatch flags]: waits for the job; its output in $TMP/job.out
 submit() {
   local script=$1; shift

@@ -35,14 +35,18 @@ const std::pair<const char*, uint64_t Traffic::*> kFields[] = {
     {"recv_max_B", &Traffic::recv_max_rank_B},
     {"sent_total_B", &Traffic::sent_total_B},
     {"msgs", &Traffic::msgs_total},
-    {"steps", &Traffic::steps}};
+    {"steps", &Traffic::steps},
+    {"link_critical_B", &Traffic::link_critical_B},
+    {"hop_B", &Traffic::hop_B}};
 // What each is, for a student who gave one where another was asked.
 const std::pair<const char*, const char*> kFieldWords[] = {
     {"sent_max_B", "what the busiest sender sends"},
     {"recv_max_B", "what the busiest receiver receives"},
     {"sent_total_B", "what all ranks send together"},
     {"msgs", "the number of messages"},
-    {"steps", "the number of steps"}};
+    {"steps", "the number of steps"},
+    {"link_critical_B", "the busiest link's bytes in each step, summed over the steps"},
+    {"hop_B", "every message's bytes times the links it crosses"}};
 
 // A computed answer is right within this: 4 significant figures.
 constexpr double kPredictTolerance = 0.001;
@@ -102,15 +106,34 @@ uint64_t field(const Question& q, const Traffic& t) {
   for (const auto& [name, member] : kFields)
     if (wanted == name) return t.*member;
   throw bad(q, "unknown field '" + wanted +
-                   "' (use sent_max_B, recv_max_B, sent_total_B, msgs or steps)");
+                   "' (use sent_max_B, recv_max_B, sent_total_B, msgs, steps, link_critical_B "
+                   "or hop_B)");
 }
 
-// One run with ranks as threads: P, count and root from the question.
+// A question's network of nodes (`network`, as predict --topology names
+// it), one rank a node; none: every rank on one node.
+Nodes nodes_of(const Question& q, int P) {
+  if (!q.spec.contains("network")) return {};
+  Nodes nodes = Nodes::blocks(P, 1);
+  try {
+    const Topology network = Topology::parse(need<std::string>(q, "network"));
+    if (network.nodes() && network.nodes() < P)
+      throw bad(q, fmt::format("P = {} needs {} nodes, and {} has {}", P, P, network.describe(),
+                               network.nodes()));
+    nodes.set_network(network, {});
+  } catch (const UsageError& e) {
+    throw bad(q, e.what());
+  }
+  return nodes;
+}
+
+// One run with ranks as threads: P, count, root and the network from the question.
 InProcessResult run(const Question& q, const char* algo_key, Fill fill, bool trace) {
   const Operation& op = operation(q);
   const int P = int(need_within(q, "P", 1, 64));
   InProcessRun r{op, algorithm(q, op, algo_key), P, size_t(need_within(q, "count", 0, 1 << 22))};
   r.root = int(need_within(q, "root", 0, P - 1, 0));
+  r.nodes = nodes_of(q, P);
   r.fill = fill;
   r.trace = trace;
   ThreadWorld world(P);
@@ -148,7 +171,10 @@ std::string phase_word(Phase p) {
 struct PerRank {
   std::vector<uint64_t> sent, recv, msgs;
   uint64_t steps = 0;
+  LinkLoad links;  // over the question's network, where it names one
   uint64_t figure(const std::string& field) const {
+    if (field == "link_critical_B") return links.link_critical_B;
+    if (field == "hop_B") return links.hop_B;
     if (field == "sent_max_B") return *std::max_element(sent.begin(), sent.end());
     if (field == "recv_max_B") return *std::max_element(recv.begin(), recv.end());
     if (field == "sent_total_B") return std::accumulate(sent.begin(), sent.end(), uint64_t(0));
@@ -156,16 +182,19 @@ struct PerRank {
     return steps;
   }
 };
-PerRank per_rank(const InProcessResult& r, std::optional<Phase> only) {
+PerRank per_rank(const InProcessResult& r, std::optional<Phase> only, const Nodes& nodes) {
   const size_t P = r.outputs.size();
-  PerRank t{std::vector<uint64_t>(P), std::vector<uint64_t>(P), std::vector<uint64_t>(P), 0};
+  PerRank t{std::vector<uint64_t>(P), std::vector<uint64_t>(P), std::vector<uint64_t>(P), 0, {}};
   std::set<int> steps;
+  std::vector<Message> sent;
   for (const TraceEntry& m : r.sent) {
     if (only && m.phase != *only) continue;
     t.sent[size_t(m.from)] += m.bytes, t.recv[size_t(m.to)] += m.bytes, ++t.msgs[size_t(m.from)];
     steps.insert(m.step);
+    sent.push_back({m.step, m.from, m.to, m.bytes});
   }
   t.steps = steps.size();
+  if (!nodes.empty()) t.links = link_load(sent, nodes.on_network(), nodes.network());
   return t;
 }
 
@@ -185,13 +214,14 @@ std::vector<Slip> one_rank_slips(const std::vector<uint64_t>& per, bool sends,
 }
 
 // One phase counted alone: each phase's figure, the phases that share one named together.
-std::vector<Slip> phase_slips(const InProcessResult& r, const std::string& asked) {
+std::vector<Slip> phase_slips(const InProcessResult& r, const std::string& asked,
+                              const Nodes& nodes) {
   std::set<Phase> phases;
   for (const TraceEntry& m : r.sent)
     if (m.phase != Phase::none) phases.insert(m.phase);
   if (phases.size() < 2) return {};
   std::map<uint64_t, std::vector<Phase>> alone;
-  for (Phase p : phases) alone[per_rank(r, p).figure(asked)].push_back(p);
+  for (Phase p : phases) alone[per_rank(r, p, nodes).figure(asked)].push_back(p);
   auto names = [](const std::vector<Phase>& list, const char* joint) {
     std::string s;
     for (size_t i = 0; i < list.size(); ++i)
@@ -216,8 +246,9 @@ std::vector<Slip> phase_slips(const InProcessResult& r, const std::string& asked
 
 // The slips of a counted figure that the messages themselves show: both
 // directions counted, one rank's where another's is asked, one phase alone.
-std::vector<Slip> message_slips(const InProcessResult& r, const std::string& asked) {
-  const PerRank all = per_rank(r, std::nullopt);
+std::vector<Slip> message_slips(const InProcessResult& r, const std::string& asked,
+                                const Nodes& nodes) {
+  const PerRank all = per_rank(r, std::nullopt, nodes);
   std::vector<Slip> s;
   if (asked == "sent_max_B" || asked == "recv_max_B") {
     const bool sent = asked == "sent_max_B";
@@ -242,7 +273,7 @@ std::vector<Slip> message_slips(const InProcessResult& r, const std::string& ask
                                "the question asks all ranks together");
     s.insert(s.end(), mine.begin(), mine.end());
   }
-  const std::vector<Slip> phases = phase_slips(r, asked);
+  const std::vector<Slip> phases = phase_slips(r, asked, nodes);
   s.insert(s.end(), phases.begin(), phases.end());
   return s;
 }
@@ -255,14 +286,25 @@ Expected traffic(const Question& q) {
   const bool bytes = asked.size() > 2 && asked.substr(asked.size() - 2) == "_B";
   Expected e = number(double(field(q, r.counted)), bytes ? "B" : "", q.text);
   std::vector<Slip> first;
+  // The links' figures are slips only where the question names a network:
+  // elsewhere they are 0, and every rank on one node.
+  const bool network = q.spec.contains("network");
   for (const auto& [name, member] : kFields)
-    if (name != asked && (std::string(name).back() == 'B') == bytes)
+    if (name != asked && (std::string(name).back() == 'B') == bytes &&
+        (network || (std::string(name) != "link_critical_B" && std::string(name) != "hop_B")))
       first.push_back({{double(r.counted.*member)},
                        "",
                        fmt::format("that is {} ({}): the question asks {}", name, field_words(name),
                                    field_words(asked))});
-  const std::vector<Slip> shown = message_slips(r, asked);
+  const std::vector<Slip> shown =
+      message_slips(r, asked, nodes_of(q, int(need_within(q, "P", 1, 64))));
   first.insert(first.end(), shown.begin(), shown.end());
+  if (q.spec.contains("network") && asked == "link_critical_B")
+    first.push_back({{double(r.counted.port_critical_B)},
+                     "",
+                     "that is the busiest node's port, as on one switch: on this network a "
+                     "message loads every link on its way, and links carry other nodes' messages "
+                     "too"});
   e.slips.insert(e.slips.begin(), first.begin(), first.end());
   return e;
 }

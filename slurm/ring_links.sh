@@ -1,0 +1,47 @@
+#!/bin/bash
+# The ring of cluster_up.sh TOPOLOGY=ring: NODES namespaces ${TAG}node0.. (made
+# already, on the bridge for Slurm), each linked only to its two neighbours.
+#
+#   node i:  ${TAG}r<i> -> node i+1     ${TAG}l<i> -> node i-1     (mod NODES)
+#            address RING.(i+1)/24 on ${TAG}a<i>, one end of a veth pair kept
+#            inside the node (the kernel here has no dummy interfaces)
+#
+# Every other node's address is routed through the neighbour on the shorter
+# way round; exactly half way round, through node i+1 (as --topology ring:K
+# routes, core/topology.hpp), the nodes between forwarding. Each ring link
+# is capped at RATE by a token bucket on its sending end, so a link that two
+# routes share gives each a part: hop distance shows as shared bandwidth
+# (this kernel has no netem to add latency). Safe to run again.
+set -euo pipefail
+NODES=$1 TAG=$2 RING=$3 RATE=$4 BURST=$5
+ns() { echo "${TAG}node$1"; }
+in_ns() { local n=$1; shift; nsenter --net=/run/netns/"$(ns "$n")" "$@"; }
+for i in $(seq 0 $((NODES - 1))); do
+  j=$(((i + 1) % NODES))
+  if ! ip -n "$(ns "$i")" link show "${TAG}r$i" >/dev/null 2>&1; then
+    ip link add "${TAG}r$i" netns "$(ns "$i")" type veth peer name "${TAG}l$j" netns "$(ns "$j")"
+  fi
+  if ! ip -n "$(ns "$i")" link show "${TAG}a$i" >/dev/null 2>&1; then
+    ip -n "$(ns "$i")" link add "${TAG}a$i" type veth peer name "${TAG}b$i"
+  fi
+done
+for i in $(seq 0 $((NODES - 1))); do
+  n=$(ns "$i")
+  in_ns "$i" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+  ip -n "$n" addr replace "$RING.$((i + 1))/24" dev "${TAG}a$i"
+  for dev in "${TAG}a$i" "${TAG}b$i" "${TAG}r$i" "${TAG}l$i"; do
+    ip -n "$n" link set "$dev" up
+    in_ns "$i" sysctl -qw "net.ipv4.conf.$dev.rp_filter=0"
+  done
+  for dev in "${TAG}r$i" "${TAG}l$i"; do
+    tc -n "$n" qdisc del dev "$dev" root 2>/dev/null || true
+    [ -z "$RATE" ] || tc -n "$n" qdisc add dev "$dev" root tbf rate "$RATE" burst "$BURST" latency 50ms
+  done
+  right=$(((i + 1) % NODES)) left=$(((i - 1 + NODES) % NODES))
+  for k in $(seq 0 $((NODES - 1))); do
+    [ "$k" = "$i" ] && continue
+    up=$(((k - i + NODES) % NODES))
+    if [ $((2 * up)) -le "$NODES" ]; then dev=${TAG}r$i hop=$right; else dev=${TAG}l$i hop=$left; fi
+    ip -n "$n" route replace "$RING.$((k + 1))/32" via "$RING.$((hop + 1))" dev "$dev" onlink src "$RING.$((i + 1))"
+  done
+done
