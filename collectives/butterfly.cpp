@@ -16,7 +16,8 @@ int bit_low_first(int v, int s, int) { return v ^ (1 << s); }
 int bit_high_first(int v, int s, int p2) { return v ^ (p2 >> (s + 1)); }
 
 long long swing_rho(int s) {
-  const long long power = (s % 2 ? 1LL : -1LL) << (s + 1);  // (-2)^(s+1)
+  const long long magnitude = 1LL << (s + 1);              // |(-2)^(s+1)|; shifting a
+  const long long power = s % 2 ? magnitude : -magnitude;  // negative number is undefined
   return (1 - power) / 3;
 }
 
