@@ -98,10 +98,21 @@ std::string ps_of(const Rows& ms) {
                               : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
 }
 
+// How many links a byte crossed, on average, in the median row: hop_B over
+// sent_total_B, counted (1: every message to a neighbour).
+std::string hops_a_byte(const Rows& ms) {
+  std::vector<double> hops;
+  for (const Measurement* m : ms)
+    if (m->hop_B && m->sent_total_B.value_or(0) > 0)
+      hops.push_back(double(*m->hop_B) / double(*m->sent_total_B));
+  return hops.empty() ? "-" : fmt::format("{:.2f}", median(hops));
+}
+
 // One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
-// how many the model predicts within kWithin, the worst and the median miss.
+// how many the model predicts within kWithin, the worst and the median miss,
+// and on a network, how far its bytes went.
 void verdict(MarkdownTable& table, const std::string& algorithm, const std::string& where,
-             const Rows& ms, const Fit& f, bool conclusive) {
+             const Rows& ms, const Fit& f, bool conclusive, bool on_network) {
   if (ms.empty()) return;
   std::vector<double> misses;
   const Measurement* worst = nullptr;
@@ -111,15 +122,17 @@ void verdict(MarkdownTable& table, const std::string& algorithm, const std::stri
   }
   const auto within =
       std::count_if(misses.begin(), misses.end(), [](double x) { return x <= kWithin; });
-  table.add_row(algorithm, ps_of(ms) + " " + where,
-                fmt::format("{} ({} of {})",
-                            !conclusive                     ? "cannot tell"
-                            : within == long(misses.size()) ? "**yes**"
-                                                            : "no",
-                            within, misses.size()),
-                fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100, worst->P,
-                            human_bytes(worst->bytes)),
-                fmt::format("{:.0f}%", median(misses) * 100));
+  std::vector<std::string> cells{algorithm, ps_of(ms) + " " + where,
+                                 fmt::format("{} ({} of {})",
+                                             !conclusive                     ? "cannot tell"
+                                             : within == long(misses.size()) ? "**yes**"
+                                                                             : "no",
+                                             within, misses.size()),
+                                 fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100,
+                                             worst->P, human_bytes(worst->bytes)),
+                                 fmt::format("{:.0f}%", median(misses) * 100)};
+  if (on_network) cells.push_back(hops_a_byte(ms));
+  table.add_cells(cells);
 }
 
 // At the largest size swept at every P: each P's row, in P order.
@@ -384,9 +397,11 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   std::string s = "## Do the formulas hold?\n\n" + summary_prose(!gpu_memory.empty(), network) +
                   fitted_lines(fits, gpu_memory, machine);
   const std::string large = human_bytes(kLargeMessage_B);
-  MarkdownTable table({"algorithm", "P",
-                       fmt::format("model within {}, N >= {}", percent(kWithin), large),
-                       "worst miss (model - measured)", "median miss"});
+  std::vector<std::string> headings{
+      "algorithm", "P", fmt::format("model within {}, N >= {}", percent(kWithin), large),
+      "worst miss (model - measured)", "median miss"};
+  if (!network.empty()) headings.push_back("links a byte crossed");
+  MarkdownTable table(headings);
   Rows noisy, big;
   for (const auto& [key, ms] : groups)
     for (const Measurement* m : ms)
@@ -399,11 +414,19 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
     Rows in, out;
     for (const Measurement* m : ms)
       if (m->bytes >= kLargeMessage_B && !m->noisy()) (domain.holds(*m) ? in : out).push_back(m);
-    verdict(table, name_of(key), domain.fitted(), in, fit_for(key), said.conclusive);
-    verdict(table, name_of(key), domain.apart(), out, fit_for(key), said.conclusive);
+    verdict(table, name_of(key), domain.fitted(), in, fit_for(key), said.conclusive,
+            !network.empty());
+    verdict(table, name_of(key), domain.apart(), out, fit_for(key), said.conclusive,
+            !network.empty());
   }
   s += said.text;
   s += "\n" + table.str();
+  if (!network.empty())
+    s += "\nThe last column is how many links a byte crossed on its way, in the median row "
+         "(hop_B / sent_total_B; 1: every message went to a neighbour). The model charges each "
+         "step's busiest link as if the step's messages began together and shared every link "
+         "evenly; docs/algorithms.md (\"Measured on an emulated ring of 8 nodes\") says what "
+         "the links did where the model missed.\n";
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));
   if (!grown.empty())

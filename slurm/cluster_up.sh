@@ -149,9 +149,9 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
   # 2 KiB all-reduce at P = 3 took 16 ms spinning, 0.1 ms yielding).
   echo "export OMPI_MCA_mpi_yield_when_idle=1"
   # What the links were given, for machine.md beside what they measured.
-  shaped=emulated
-  [ "$TOPOLOGY" = ring ] && shaped="emulated; each ring link, each way"
-  [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE (tbf, burst $BURST; $shaped)'"
+  shaped="tbf, burst $BURST; emulated"
+  [ "$TOPOLOGY" = ring ] && shaped="htb, a queue per pair of nodes, burst $BURST; emulated; each ring link, each way"
+  [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE ($shaped)'"
   # Emulated nodes: MPI must use the bridge, not loopback or the host's own interfaces.
   # On a ring, the data over the ring's addresses and start-up over the bridge.
   data=$SUBNET

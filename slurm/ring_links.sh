@@ -9,9 +9,10 @@
 # Every other node's address is routed through the neighbour on the shorter
 # way round; exactly half way round, through node i+1 (as --topology ring:K
 # routes, core/topology.hpp), the nodes between forwarding. Each ring link
-# is capped at RATE by a token bucket on its sending end, so a link that two
+# is capped at RATE on its sending end, so a link that two
 # routes share gives each a part: hop distance shows as shared bandwidth
-# (this kernel has no netem to add latency). Safe to run again.
+# (this kernel has no netem to add latency): ring_shape.sh shapes them, each
+# pair of nodes with a queue of its own on each link. Safe to run again.
 set -euo pipefail
 NODES=$1 TAG=$2 RING=$3 RATE=$4 BURST=$5
 ns() { echo "${TAG}node$1"; }
@@ -33,10 +34,7 @@ for i in $(seq 0 $((NODES - 1))); do
     ip -n "$n" link set "$dev" up
     in_ns "$i" sysctl -qw "net.ipv4.conf.$dev.rp_filter=0"
   done
-  for dev in "${TAG}r$i" "${TAG}l$i"; do
-    tc -n "$n" qdisc del dev "$dev" root 2>/dev/null || true
-    [ -z "$RATE" ] || tc -n "$n" qdisc add dev "$dev" root tbf rate "$RATE" burst "$BURST" latency 50ms
-  done
+  for dev in "${TAG}r$i" "${TAG}l$i"; do tc -n "$n" qdisc del dev "$dev" root 2>/dev/null || true; done
   right=$(((i + 1) % NODES)) left=$(((i - 1 + NODES) % NODES))
   for k in $(seq 0 $((NODES - 1))); do
     [ "$k" = "$i" ] && continue
@@ -45,3 +43,5 @@ for i in $(seq 0 $((NODES - 1))); do
     ip -n "$n" route replace "$RING.$((k + 1))/32" via "$RING.$((hop + 1))" dev "$dev" onlink src "$RING.$((i + 1))"
   done
 done
+# Every ring link capped at RATE, a queue per pair of nodes (ring_shape.sh says why).
+[ -z "$RATE" ] || bash "$(dirname "$0")/ring_shape.sh" "$NODES" "$TAG" "$RING" "$RATE" "$BURST"

@@ -537,6 +537,31 @@ TEST_CASE("the summary on one node fits the runs with a core per rank") {
   std::filesystem::remove_all(folder);
 }
 
+// On a network, the verdicts say how far each algorithm's bytes went: the
+// ring's to its neighbours (1 link a byte), the tree's here 1.5.
+TEST_CASE("the summary on a ring of nodes: the links a byte crossed, beside each verdict") {
+  auto rows = modelled_rows();
+  for (Measurement& m : rows) {
+    m.network = "ring:8";
+    m.model_link_critical_B = m.link_critical_B = m.model_port_critical_B;
+    m.sent_total_B = 1000, m.hop_B = m.algorithm == "tree" ? 1500 : 1000;
+  }
+  const std::string s = formulas_summary(rows, Machine{0.1});
+  INFO(s);
+  CHECK(s.find("The nodes were on ring:8") != std::string::npos);
+  CHECK(s.find("| median miss | links a byte crossed |") != std::string::npos);
+  auto row_of = [&](const std::string& algorithm) {
+    const size_t at = s.find("| " + algorithm + " | 2-4 (one rank per node, fitted) |");
+    return at == std::string::npos ? std::string() : s.substr(at, s.find('\n', at) - at);
+  };
+  CHECK(row_of("ring").size() > 0);
+  CHECK(row_of("ring").rfind(" | 1.00 |") == row_of("ring").size() - 9);
+  CHECK(row_of("tree").rfind(" | 1.50 |") == row_of("tree").size() - 9);
+  CHECK(s.find("how many links a byte crossed") != std::string::npos);
+  // On the switch there is no such column.
+  CHECK(formulas_summary(modelled_rows(), Machine{0.1}).find("links a byte") == std::string::npos);
+}
+
 // bin/predict's number for the ring at P = 1024, N = 1 GiB on A100 NVLink,
 // worked by hand: 2046 steps; in each, one chunk of 1 GiB / 1024 = 1 MiB
 // through every GPU's link each way; 2046 MiB at 300 GB/s is 7151.29 us,

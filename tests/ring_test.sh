@@ -36,6 +36,14 @@ done
 grep -q "COMMLAB_TOPOLOGY=ring:$N" "$PREFIX/env.sh" && [ "$(wc -w <"$PREFIX/node_order")" = $N ] \
   && ok "env.sh names the network (ring:$N) and the nodes' order" || fail "env.sh: $(cat "$PREFIX/env.sh")"
 
+# The shaping (slurm/ring_shape.sh): node 0's link to node 1 keeps a queue
+# for each pair whose route crosses it, 0->1, 0->2 (half way: to higher
+# numbers) and 3->1, and no other: classes 1:(16 + 4 s + d), in hex.
+pairs=$(tc -n ${TAG}node0 class show dev ${TAG}r0 | grep -o "class htb 1:[0-9a-f]*" | cut -d' ' -f3 | sort | tr '\n' ' ')
+[ "$pairs" = "1:1 1:11 1:12 1:1d 1:2 1:3 " ] \
+  && ok "node 0's link to node 1: a queue for each pair of nodes routed over it (0->1, 0->2, 3->1)" \
+  || fail "the classes on ${TAG}r0: $pairs"
+
 # One small all-reduce of every algorithm that crosses nodes, P = N, one rank
 # a node: every row checks out, and its link columns equal the model's.
 run() { timeout 300 srun -n $N -N $N --distribution=cyclic "$@" >"$TMP/out" 2>&1; }
@@ -79,6 +87,17 @@ if [ $rc = 0 ] && [ -n "$rows_hop_B" ]; then
     && ok "the links' own counters: $ratio x the rows' hop-bytes (headers and acknowledgements on top)" \
     || fail "the links' counters: $ratio x the rows' hop-bytes"
 else fail "the links' counters (exit $rc)"; fi
+
+# The links' timeline (slurm/link_timeline.sh) around a run on nodes 0 and 1:
+# what moved, moved on 0's link to 1 and 1's link to 0 (r0 and l1), and
+# nowhere else.
+if INTERVAL=0.2 bash "$SRC/slurm/link_timeline.sh" timeout 300 srun -n 2 -N 2 "$BIN/allreduce" -a ring -m 1M:1M -i 1 -x 0 \
+     >"$TMP/timeline" 2>"$TMP/out" \
+   && grep -q "^ *t_s | *r0 *r1 *r2 *r3 | *l0 *l1 *l2 *l3 |" "$TMP/timeline" \
+   && awk '$1 ~ /^[0-9.]+$/ && $2 == "|" { n++; if ($3 != ".") moved = 1; if ($4 $5 $6 $8 $10 $11 != "......") bad = 1 }
+           END { exit !(n > 0 && moved && !bad) }' "$TMP/timeline"; then
+  ok "link_timeline: a run on nodes 0 and 1 moved bytes on r0 and l1 only ($(grep -c '^ *[0-9.]* |' "$TMP/timeline") busy samples)"
+else fail "link_timeline"; cat "$TMP/timeline"; fi
 
 echo "$passes passed, $fails failed"
 [ $fails = 0 ]
