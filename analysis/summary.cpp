@@ -98,14 +98,17 @@ std::string ps_of(const Rows& ms) {
                               : fmt::format("{}-{}", (*lo)->P, (*hi)->P);
 }
 
-// How many links a byte crossed, on average, in the median row: hop_B over
-// sent_total_B, counted (1: every message to a neighbour).
-std::string hops_a_byte(const Rows& ms) {
-  std::vector<double> hops;
+// How many links a byte crossed, on average, at the largest P of `ms`:
+// hop_B over sent_total_B, counted (1: every message to a neighbour). Not a
+// median over P: on a ring of 8, the ring at P = 4 wraps from node 3 to
+// node 0 over 3 links, at P = 8 it crosses 1.
+std::string links_a_byte_crossed(const Rows& ms) {
+  const Measurement* top = nullptr;
   for (const Measurement* m : ms)
-    if (m->hop_B && m->sent_total_B.value_or(0) > 0)
-      hops.push_back(double(*m->hop_B) / double(*m->sent_total_B));
-  return hops.empty() ? "-" : fmt::format("{:.2f}", median(hops));
+    if (m->hop_B && m->sent_total_B.value_or(0) > 0 && (!top || m->P > top->P)) top = m;
+  return top ? fmt::format("{:.2f} (P = {})", double(*top->hop_B) / double(*top->sent_total_B),
+                           top->P)
+             : "-";
 }
 
 // One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
@@ -131,7 +134,7 @@ void verdict(MarkdownTable& table, const std::string& algorithm, const std::stri
                                  fmt::format("{:+.0f}% at P = {}, {}", off(f, *worst) * 100,
                                              worst->P, human_bytes(worst->bytes)),
                                  fmt::format("{:.0f}%", median(misses) * 100)};
-  if (on_network) cells.push_back(hops_a_byte(ms));
+  if (on_network) cells.push_back(links_a_byte_crossed(ms));
   table.add_cells(cells);
 }
 
@@ -422,11 +425,11 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   s += said.text;
   s += "\n" + table.str();
   if (!network.empty())
-    s += "\nThe last column is how many links a byte crossed on its way, in the median row "
-         "(hop_B / sent_total_B; 1: every message went to a neighbour). The model charges each "
-         "step's busiest link as if the step's messages began together and shared every link "
-         "evenly; docs/algorithms.md (\"Measured on an emulated ring of 8 nodes\") says what "
-         "the links did where the model missed.\n";
+    s += "\nThe last column is how many links a byte crossed on its way, on average, at the "
+         "largest P (hop_B / sent_total_B; 1: every message went to a neighbour). The model "
+         "charges each step's busiest link as if the step's messages began together and shared "
+         "every link evenly; docs/algorithms.md says what an emulated ring's links did where "
+         "the model missed.\n";
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));
   if (!grown.empty())

@@ -30,7 +30,8 @@ RING_SUBNET=${RING_SUBNET:-10.77.0}
 # 2kb 0.056 / 0.051. But below 256kb, traffic both ways at once (a ring's
 # step) falls to a third: the 4 MiB ring at P = 4 ran at 0.101 GB/s per
 # link with 256kb, 0.039 with 64kb, 0.046 with 8kb and offloads off. Until a
-# shaping does both, the default stays 256kb.
+# shaping does both, the default stays 256kb. (A ring's links are HTB
+# classes, ring_shape.sh; BURST is their burst too.)
 BURST=${BURST:-256kb}
 # A second cluster beside the first (the tests run one) needs its own of these:
 TAG=${TAG:-cml}          # names: ${TAG}br0, ${TAG}node0.., ${TAG}v0..

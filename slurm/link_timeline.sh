@@ -14,25 +14,32 @@ PREFIX=${PREFIX:-/tmp/commlab-cluster}
 INTERVAL=${INTERVAL:-0.3}
 die() { echo "error: $*" >&2; exit 2; }
 [ $# -gt 0 ] || die "usage: link_timeline.sh COMMAND [ARGS...] (on a ring brought up by cluster_up.sh TOPOLOGY=ring)"
-[[ $INTERVAL =~ ^[0-9]*\.?[0-9]+$ ]] || die "INTERVAL must be seconds, like 0.3, not '$INTERVAL'"
+[[ $INTERVAL =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$INTERVAL" 'BEGIN { exit !(s > 0) }' \
+  || die "INTERVAL must be seconds above 0, like 0.3, not '$INTERVAL'"
 read -r nodes tag topology 2>/dev/null <"$PREFIX/nodes" || die "no cluster is up in $PREFIX (slurm/cluster_up.sh)"
 [ "$topology" = ring ] || die "the cluster in $PREFIX is a $topology, not a ring (TOPOLOGY=ring slurm/cluster_up.sh)"
+for i in $(seq 0 $((nodes - 1))); do
+  nsenter --net="/run/netns/${tag}node$i" true 2>/dev/null \
+    || die "cannot read node $i's links (${tag}node$i): the links' counters need root"
+done
 
-# Every link's bytes sent so far, r0 l0 r1 l1 ...: mawk's printf %d stops at
-# 2^31, so %.0f.
-counters() {
+# Every link's bytes sent so far, each node's with the time it was read
+# (reading the nodes one after another takes a while): t r0 l0 t r1 l1 ...
+# mawk's printf %d stops at 2^31, so %.0f.
+sample() {
   for i in $(seq 0 $((nodes - 1))); do
-    nsenter --net="/run/netns/${tag}node$i" awk -v r="${tag}r$i:" -v l="${tag}l$i:" \
-      '$1 == r { a = $10 } $1 == l { b = $10 } END { printf "%.0f %.0f ", a, b }' /proc/net/dev
+    nsenter --net="/run/netns/${tag}node$i" awk -v r="${tag}r$i:" -v l="${tag}l$i:" -v t="$(date +%s.%N)" \
+      '$1 == r { a = $10 } $1 == l { b = $10 } END { printf "%s %.0f %.0f ", t, a, b }' /proc/net/dev
   done
+  echo
 }
-sample() { echo "$(date +%s.%N) $(counters)"; }
 
 samples=$(mktemp)
 trap 'rm -f "$samples"' EXIT
 sample >"$samples"
 "$@" >&2 &
 cmd=$!
+trap 'kill "$cmd" 2>/dev/null; rm -f "$samples"; exit 130' INT TERM
 while kill -0 "$cmd" 2>/dev/null; do
   sleep "$INTERVAL"
   sample >>"$samples"
@@ -41,25 +48,26 @@ wait "$cmd"
 rc=$?
 sample >>"$samples"
 awk -v n="$nodes" '
-  NR == 1 { t0 = $1 }
+  NR == 1 {
+    t0 = $1
+    print "# MB/s sent on each ring link: r<i> from node i to i+1, l<i> from node i to i-1"
+    head = sprintf("%8s |", "t_s"); for (i = 0; i < n; i++) head = head sprintf(" %6s", "r" i)
+    head = head " |"; for (i = 0; i < n; i++) head = head sprintf(" %6s", "l" i)
+    print head " |"
+  }
   NR > 1 {
-    dt = $1 - t; line = sprintf("%8.2f |", t - t0); busy = 0
+    line = sprintf("%8.2f |", last[1] - t0); busy = 0
     for (side = 0; side < 2; side++) {
       for (i = 0; i < n; i++) {
-        k = 2 + 2 * i + side; MBps = ($k - last[k]) / dt / 1e6
-        line = line (MBps >= 0.5 ? sprintf("%6.1f", MBps) : "     .")
+        k = 3 * i + 2 + side; dt = $(3 * i + 1) - last[3 * i + 1]
+        MBps = dt > 0 ? ($k - last[k]) / dt / 1e6 : 0
+        line = line (MBps >= 0.5 ? sprintf(" %6.1f", MBps) : "      .")
         if (MBps >= 0.5) busy = 1
       }
       line = line " |"
     }
     if (busy) print line
   }
-  NR == 1 {
-    head = sprintf("%8s |", "t_s"); for (i = 0; i < n; i++) head = head sprintf("%6s", "r" i)
-    head = head " |"; for (i = 0; i < n; i++) head = head sprintf("%6s", "l" i)
-    print "# MB/s sent on each ring link: r<i> from node i to i+1, l<i> from node i to i-1"
-    print head " |"
-  }
-  { t = $1; for (k = 2; k <= NF; k++) last[k] = $k }
+  { for (k = 1; k <= NF; k++) last[k] = $k }
 ' "$samples"
 exit $rc
