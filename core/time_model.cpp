@@ -95,7 +95,7 @@ ProbeScale probe_scale_from_env() {
   if (f.size() == 1) f = {f[0], f[0], f[0]};
   if (f.size() != 3 && f.size() != 4) throw refuse();
   if (f[0] == 0 || f[1] == 0 || f[2] == 0 || (f.size() == 4 && f[3] > 1)) throw refuse();
-  ProbeScale s{f[0], f[1], f[2]};
+  ProbeScale s{f[0], f[1], f[2], std::nullopt};
   if (f.size() == 4) s.overlap = f[3];
   return s;
 }
