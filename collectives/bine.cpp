@@ -38,6 +38,22 @@ BineTree::BineTree(int ranks, BineOrder o) : P(ranks), p2(1), steps(0), order(o)
       position.push_back(at);
       got.push_back(step_at[at]);
     }
+  first.assign(P, 0), span.assign(P, 0);
+  visit(0);
+}
+
+void BineTree::visit(int v) {
+  first[v] = static_cast<int>(preorder.size());
+  preorder.push_back(v);
+  for (int t = got[v] + 1; t < steps; ++t)
+    if (const int c = child(v, t); c >= 0) visit(c);
+  span[v] = static_cast<int>(preorder.size()) - first[v];
+}
+
+BinePacked::BinePacked(const Partition& parts, int root, size_t esize)
+    : tree(BineTree::of(parts.parts, BineOrder::halving)), at_B(parts.parts + 1, 0) {
+  for (int i = 0; i < tree.P; ++i)
+    at_B[i + 1] = at_B[i] + parts.size((tree.preorder[i] + root) % tree.P) * esize;
 }
 
 int BineTree::child(int v, int t) const {

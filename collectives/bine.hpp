@@ -47,6 +47,8 @@
 #pragma once
 #include <vector>
 
+#include "core/partition.hpp"
+
 namespace commlab {
 
 enum class BineOrder { doubling, halving };
@@ -58,6 +60,13 @@ struct BineTree {
   std::vector<int> rank_at;   // by position: the rank v there; -1 for a dropped leaf
   std::vector<int> position;  // by rank v
   std::vector<int> got;       // by rank v: the step it receives the data in; -1 for the root
+  // Preorder: each rank, then its children's subtrees in the order it sends
+  // to them, so that every subtree is a run of consecutive entries (P = 8:
+  // 0 3 4 5 2 7 6 1; rank 3's subtree is 3 4 5 2). scatter_bine and
+  // gather_bine keep the parts in this order.
+  std::vector<int> preorder;  // by index: the rank v there
+  std::vector<int> first;     // by rank v: its index in preorder
+  std::vector<int> span;      // by rank v: the ranks in its subtree, itself included
   int distance_step(int t) const { return order == BineOrder::doubling ? t : steps - 1 - t; }
   // The rank v sends to in step t, -1 for none (v does not hold the data
   // before t, or the partner's position was dropped).
@@ -65,6 +74,21 @@ struct BineTree {
   int parent(int v) const;  // the rank v receives from (v > 0)
   // Made once per thread for each P and order: a timed call does not build it again.
   static const BineTree& of(int P, BineOrder order);
+
+ private:
+  void visit(int v);  // adds v's subtree to preorder (depth: steps)
+};
+
+// The parts of ranks counted from `root`, packed in the preorder of the
+// halving tree of parts.parts ranks, as scatter_bine and gather_bine hold
+// them: a subtree's parts are one run.
+struct BinePacked {
+  BinePacked(const Partition& parts, int root, size_t esize);
+  const BineTree& tree;
+  std::vector<size_t> at_B;  // by preorder index i: bytes before its part; [P] all
+  size_t entry_B(int i) const { return at_B[i + 1] - at_B[i]; }
+  size_t start_B(int v) const { return at_B[tree.first[v]]; }  // where v's subtree begins
+  size_t subtree_B(int v) const { return at_B[tree.first[v] + tree.span[v]] - start_B(v); }
 };
 
 }  // namespace commlab

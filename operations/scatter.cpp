@@ -29,7 +29,11 @@ class Scatter : public Operation {
     name = "scatter";
     summary = "scatter: rank r gets part r of the root's buffer";
     algorithms = {{"linear", scatter_linear, sized<model_scatter_linear>},
-                  {"binomial", scatter_binomial, sized<model_scatter_binomial>}};
+                  {"binomial", scatter_binomial, sized<model_scatter_binomial>},
+                  {"bine", scatter_bine, sized<model_scatter_bine>}};
+    // Bine moves the binomial tree's bytes over other links, and no MPI
+    // library we build against runs it: a library row is not named for it.
+    algorithms.back().not_in_libraries = true;
     library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
                {"ncclSend/ncclRecv", "", nccl_scatter, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -135,6 +135,12 @@ section binomial | grep -q "rank 0: \[10 20 30 40\]" && section binomial | grep 
   && ok "--show scatter: [10 20 30 40] -> 10(r+1)" || fail "--show scatter"
 run 4 "$BIN/gather" -n 4 --show -i 1 -x 0 -a binomial
 section binomial | grep -q "rank 0: \[0 1 2 3\]" && ok "--show gather: [r] -> [0 1 2 3]" || fail "--show gather"
+# Bine's subtree of rank 3 at P = 4 is 3 and 2 (docs/algorithms.md): its parts travel packed.
+run 4 "$BIN/scatter" -n 4 --show -i 1 -x 0 -a bine --root 1
+section bine | grep -q "rank 1: \[10 20 30 40\]" && section bine | grep -q "rank 2: \[30\]" \
+  && section bine | grep -q "rank 0: \[10\]" && ok "--show scatter bine, root 1: 10(r+1)" || fail "--show scatter bine"
+run 4 "$BIN/gather" -n 4 --show -i 1 -x 0 -a bine --root 2
+section bine | grep -q "rank 2: \[0 1 2 3\]" && ok "--show gather bine, root 2: [0 1 2 3]" || fail "--show gather bine"
 run 4 "$BIN/allgather" -n 4 --show -i 1 -x 0 -a bruck
 section bruck | grep -q "rank 3: \[0 1 2 3\]" && section bruck | grep -q "rank 1: \[0 1 2 3\]" \
   && ok "--show allgather: [r] -> [0 1 2 3] everywhere" || fail "--show allgather"

@@ -111,6 +111,50 @@ TEST_CASE("bine trees: every rank receives once, from a rank that had the data")
   CHECK(halving.got == std::vector<int>{-1, 2, 2, 0, 1, 2, 2, 1});
 }
 
+// scatter_bine and gather_bine send a subtree's parts as one run of the preorder.
+TEST_CASE("bine trees: every subtree is a run of the preorder") {
+  CHECK(BineTree::of(8, BineOrder::halving).preorder == std::vector<int>{0, 3, 4, 5, 2, 7, 6, 1});
+  std::vector<int> Ps;
+  for (int P = 1; P <= 300; ++P) Ps.push_back(P);
+  Ps.push_back(1000);
+  for (int P : Ps) {
+    const BineTree& tree = BineTree::of(P, BineOrder::halving);
+    INFO("P " << P);
+    REQUIRE(tree.preorder.size() == size_t(P));
+    for (int i = 0; i < P; ++i) REQUIRE(tree.first[tree.preorder[i]] == i);
+    for (int v = 0; v < P; ++v) {
+      int inside = 1, next = tree.first[v] + 1;  // children's runs follow v's, in send order
+      for (int t = tree.got[v] + 1; t < tree.steps; ++t)
+        if (const int c = tree.child(v, t); c >= 0) {
+          REQUIRE(tree.first[c] == next);
+          next += tree.span[c], inside += tree.span[c];
+        }
+      REQUIRE(tree.span[v] == inside);
+    }
+  }
+}
+
+TEST_CASE("scatter and gather bine: the binomial tree's bytes, a subtree's parts a message") {
+  // count 10 at P = 4, parts 3 3 2 2 elements of 4 B; the tree 0->3 | 0->1, 3->2,
+  // so rank 3 gets parts 3 and 2 (16 B) in step 0.
+  check(model_scatter_bine(4, 10, 4, 0), 28, 16, 36, 3, 2, 28);
+  check(model_gather_bine(4, 10, 4, 0), 16, 28, 36, 3, 2, 28);
+  CHECK(edges(model_scatter_bine(8, 8, 1, 0)) ==
+        Edges{{0, 0, 3}, {1, 0, 7}, {1, 3, 4}, {2, 0, 1}, {2, 3, 2}, {2, 4, 5}, {2, 7, 6}});
+  CHECK(edges(model_gather_bine(8, 8, 1, 0)) ==
+        Edges{{0, 1, 0}, {0, 2, 3}, {0, 5, 4}, {0, 6, 7}, {1, 4, 3}, {1, 7, 0}, {2, 3, 0}});
+  // Root 2 at P = 6, count 13: parts of 3 elements (rank 0) and 2 (the rest).
+  // Counted from the root, v = 0 .. 5 are ranks 2 3 4 5 0 1, the tree 0->3 |
+  // 0->5, 3->4 | 0->1, 3->2 (bine.hpp): v 3 gets v 3 4 2 (ranks 5 0 4: 7
+  // elements), then passes v 4 (rank 0: 3) and v 2 (rank 4: 2) on.
+  const Traffic t = model_scatter_bine(6, 13, 4, 2);
+  CHECK(t.sent_max_rank_B == 4 * 11);  // the root: all but its own part
+  CHECK(t.recv_max_rank_B == 4 * 7);
+  CHECK(t.sent_total_B == 4 * (7 + 2 + 3 + 2 + 2));
+  CHECK(t.msgs_total == 5);
+  CHECK(t.steps == 3);
+}
+
 TEST_CASE("bine trees: a message at distance rho(s) goes |rho(s)| ranks round the ring at most") {
   // Where the binomial tree's goes 2^s; dropping leaves only shortens the way.
   for (BineOrder order : {BineOrder::doubling, BineOrder::halving})

@@ -372,3 +372,27 @@ TEST_CASE("a ring of 8 nodes: binomial and Bine trees' busiest link and hop-byte
   CHECK(reduce_bine.link_critical_B == 3 * N);
   CHECK(reduce_bine.hop_B == 9 * N);
 }
+
+// Scatter and gather on the same ring of 8, in parts of N/8 (docs/algorithms.md,
+// "Bine trees: scatter and gather"):
+//   binomial scatter  0->4 (4 parts, 4 hops up) | 0->2, 4->6 (2 parts, 2 hops
+//                     each) | 0->1, 2->3, 4->5, 6->7: busiest link 4 + 2 + 1 = 7;
+//                     hops 16 + 8 + 4 = 28.
+//   scatter bine      0->3 (parts 3 4 5 2, 3 hops) | 0->7 (7 6), 3->4 (4 5), 1
+//                     hop | 0->1, 3->2, 7->6, 4->5: 4 + 2 + 1 = 7; hops 12 + 4 + 4 = 20.
+//   the gathers       the scatters backwards: the same figures.
+TEST_CASE("a ring of 8 nodes: binomial and Bine scatter and gather, by hand") {
+  const size_t N = 1024, part = N / 8;
+  const std::vector<int> node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
+  auto on_ring = [&](const Traffic& t) {
+    return link_load(t.messages, node_of_rank, Topology::parse("ring:8"));
+  };
+  for (const Traffic& t : {model_scatter_binomial(8, N, 1, 0), model_gather_binomial(8, N, 1, 0)}) {
+    CHECK(on_ring(t).link_critical_B == 7 * part);
+    CHECK(on_ring(t).hop_B == 28 * part);
+  }
+  for (const Traffic& t : {model_scatter_bine(8, N, 1, 0), model_gather_bine(8, N, 1, 0)}) {
+    CHECK(on_ring(t).link_critical_B == 7 * part);
+    CHECK(on_ring(t).hop_B == 20 * part);
+  }
+}
