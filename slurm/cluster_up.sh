@@ -163,11 +163,24 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
     echo "export COMMLAB_TOPOLOGY=ring:$NODES COMMLAB_NODE_ORDER=$PREFIX/node_order"
     echo "$names" >"$PREFIX/node_order"
   fi
-  # Two TCP connections per pair of ranks, not one: over one, a rendezvous
-  # reply waits behind megabytes the other way, and two ranks that send each
-  # other at once (the ring at P = 2) took turns in one call of three (32 MiB:
-  # 0.43 s, against 0.28 s at the link's rate; with two, 0.28 to 0.29 s).
-  [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_links=2"
+  # Open MPI's TCP transport, by default, writes the rest of a large message
+  # as one "put" (btl_tcp_rdma_pipeline_frag_size is 2 GiB), and nothing else
+  # leaves on that connection until it is written: a rendezvous reply waits
+  # behind megabytes the other way, and the two directions of an exchange take
+  # turns (docs/time-model.md, "the transport: both ways at once").
+  # - On the switch, two connections per pair are enough: over one, the ring
+  #   at P = 2 took turns in one call of three (32 MiB: 0.43 s, against
+  #   0.28 s at the link's rate; with two, 0.28 to 0.29 s).
+  # - On the ring, where pairs share links, they are not: there the transport
+  #   sends 128 KiB fragments (btl_tcp_max_send_size), both directions
+  #   interleaving, over one connection (with two and no put, a 16 MiB
+  #   exchange between neighbours never finished). On the switch's 1 Gbit/s
+  #   those fragments cost this machine's two cores more than the put did.
+  if [ "$NODES" -gt 1 ] && [ "$TOPOLOGY" = ring ]; then
+    echo "export OMPI_MCA_btl_tcp_flags=send,inplace,need-ack,need-csum OMPI_MCA_btl_tcp_links=1"
+  elif [ "$NODES" -gt 1 ]; then
+    echo "export OMPI_MCA_btl_tcp_links=2"
+  fi
   true
 } >"$PREFIX/env.sh"
 

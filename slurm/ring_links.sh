@@ -15,6 +15,8 @@
 # pair of nodes with a queue of its own on each link. Safe to run again.
 set -euo pipefail
 NODES=$1 TAG=$2 RING=$3 RATE=$4 BURST=$5
+# shellcheck source=ring_route.sh
+source "$(dirname "$0")/ring_route.sh"
 ns() { echo "${TAG}node$1"; }
 in_ns() { local n=$1; shift; nsenter --net=/run/netns/"$(ns "$n")" "$@"; }
 for i in $(seq 0 $((NODES - 1))); do
@@ -38,8 +40,7 @@ for i in $(seq 0 $((NODES - 1))); do
   right=$(((i + 1) % NODES)) left=$(((i - 1 + NODES) % NODES))
   for k in $(seq 0 $((NODES - 1))); do
     [ "$k" = "$i" ] && continue
-    up=$(((k - i + NODES) % NODES))
-    if [ $((2 * up)) -le "$NODES" ]; then dev=${TAG}r$i hop=$right; else dev=${TAG}l$i hop=$left; fi
+    if [ "$(ring_side "$NODES" "$i" "$k")" = r ]; then dev=${TAG}r$i hop=$right; else dev=${TAG}l$i hop=$left; fi
     ip -n "$n" route replace "$RING.$((k + 1))/32" via "$RING.$((hop + 1))" dev "$dev" onlink src "$RING.$((i + 1))"
   done
 done

@@ -11,8 +11,9 @@
 # enough not to drop, and with 50 ms of queue TCP lost packets there and
 # waited out retransmissions. A real machine's link does not make a small
 # message wait behind a large one (credits, virtual lanes); a queue per pair
-# comes closer, and the link still carries RATE in all. It did not bring the
-# exchanging algorithms to the model: docs/algorithms.md (a ring of nodes).
+# comes closer, and the link still carries RATE in all. What kept the
+# exchanging algorithms from the model was MPI's transport, not the queues
+# (cluster_up.sh, Open MPI's TCP transport; docs/algorithms.md).
 #
 #   ring_shape.sh NODES TAG RING RATE BURST
 set -euo pipefail
@@ -22,6 +23,8 @@ NODES=$1 TAG=$2 RING=$3 RATE=$4 BURST=$5
 [[ $NODES =~ ^[1-9][0-9]?$ ]] || die "NODES must be 3 to 99, not '$NODES'"
 [[ $RATE =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] || die "RATE must look like 100mbit, not '$RATE'"
 [[ $BURST =~ ^[0-9]+(b|kb|k|mb|m)$ ]] || die "BURST must look like 256kb, not '$BURST'"
+# shellcheck source=ring_route.sh
+source "$(dirname "$0")/ring_route.sh"
 ns() { echo "${TAG}node$1"; }
 # Every leaf guarantees only 8 kbit/s and borrows the rest from the link's
 # class in turn: HTB lets a leaf under its own rate send even when the link
@@ -38,13 +41,12 @@ filter add dev $dev parent 1: protocol ip prio 1 u32 match u16 0x0000 0xff00 at 
 "
   done
 done
-# A queue for each pair (s, d) on each link of its route: the shorter way
-# round, and half way round to higher numbers (ring_links.sh's routes).
+# A queue for each pair (s, d) on each link of its route (ring_route.sh).
 for s in $(seq 0 $((NODES - 1))); do
   for d in $(seq 0 $((NODES - 1))); do
     [ "$s" = "$d" ] && continue
-    up=$(((d - s + NODES) % NODES))
-    if [ $((2 * up)) -le "$NODES" ]; then step=1 side=r; else step=$((NODES - 1)) side=l; fi
+    side=$(ring_side "$NODES" "$s" "$d") step=1
+    [ "$side" = r ] || step=$((NODES - 1))
     class=$(printf '1:%x' $((16 + s * NODES + d)))
     for ((x = s; x != d; x = (x + step) % NODES)); do
       dev=${TAG}$side$x
