@@ -9,7 +9,7 @@
 #
 #   OUT=results/ring-8x100mbit PS="2 4 8" SIZES=1M:16M bash bench/ring_sweep.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 NODES=${NODES:-8}
 RATE=${RATE:-100mbit}
 OUT=${OUT:-results/mine_ring}
@@ -24,8 +24,8 @@ for p in $PS; do
   [[ $p =~ ^[1-9][0-9]*$ ]] && [ "$p" -le "$NODES" ] || die "PS: every P from 1 to NODES ($NODES), one rank a node, not '$p'"
 done
 export PREFIX=${PREFIX:-/tmp/commlab-cluster}
-trap 'bash slurm/cluster_down.sh >/dev/null 2>&1' EXIT
 NODES=$NODES NCPUS=1 RATE=$RATE TOPOLOGY=ring bash slurm/cluster_up.sh || exit 1
+trap 'bash slurm/cluster_down.sh >/dev/null 2>&1' EXIT
 # shellcheck disable=SC1091
 source "$PREFIX/env.sh"
 max_P=$(tr ' ' '\n' <<<"$PS" | sort -n | tail -1)

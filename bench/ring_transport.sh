@@ -26,8 +26,9 @@ die() { echo "error: $*" >&2; exit 2; }
 [ -x "$BIN/allreduce" ] || die "no $BIN/allreduce: run make build first"
 mkdir -p "$OUT" || die "cannot make $OUT"
 export PREFIX=${PREFIX:-/tmp/commlab-cluster}
-trap 'bash slurm/cluster_down.sh >/dev/null 2>&1; rm -f "$OUT"/.transport_*' EXIT
+trap 'rm -f "$OUT"/.transport_*' EXIT
 NODES=$NODES NCPUS=1 RATE=$RATE TOPOLOGY=ring bash slurm/cluster_up.sh >/dev/null || exit 1
+trap 'bash slurm/cluster_down.sh >/dev/null 2>&1; rm -f "$OUT"/.transport_*' EXIT
 # shellcheck disable=SC1091
 source "$PREFIX/env.sh"
 declare -A flags=([put]="send,put,inplace,need-ack,need-csum,hetero-rdma" [send]=$OMPI_MCA_btl_tcp_flags)
@@ -42,21 +43,26 @@ for algo in $ALGOS; do
       >"$PREFIX/transport.log" 2>&1 || { tail -3 "$PREFIX/transport.log" >&2; die "$algo ($way) failed"; }
   done
 done
-median() { "$BIN/report" --column algorithm,t_median_us "$OUT/.transport_$1.csv" | grep -v '^MPI_Allreduce'; }
+# Each way's medians, one line an algorithm, or no table at all.
+for way in put send; do
+  "$BIN/report" --column algorithm,t_median_us "$OUT/.transport_$way.csv" | grep -v '^MPI_Allreduce' |
+    sort >"$OUT/.transport_$way.txt" || die "cannot read $OUT/.transport_$way.csv"
+  [ "$(wc -l <"$OUT/.transport_$way.txt")" = "$(wc -w <<<"$ALGOS")" ] || die "$way: not a row for each of $ALGOS"
+done
 {
   echo "# Open MPI's TCP transport on the emulated ring: put or 128 KiB fragments"
   echo
   echo "P = $NODES, one rank a node, $SIZE, each algorithm's median call of $ITERS;"
   echo "the two ways one after the other for each algorithm, in one run (bench/ring_transport.sh)."
   echo
-  echo "- put: btl_tcp_flags=${flags[put]}, btl_tcp_links=${links[put]} (Open MPI's default, two connections)"
+  echo "- put: btl_tcp_flags=${flags[put]}, btl_tcp_links=${links[put]} (Open MPI's default flags; two connections, as the switch's env.sh)"
   echo "- send: btl_tcp_flags=${flags[send]}, btl_tcp_links=${links[send]} (slurm/cluster_up.sh)"
   echo
   echo "### Median call at P = $NODES, $SIZE"
   echo
   echo "| algorithm | put: median s | send: median s | put / send |"
   echo "|---|---|---|---|"
-  join -t $'\t' <(median put | sort) <(median send | sort) |
+  join -t $'\t' "$OUT/.transport_put.txt" "$OUT/.transport_send.txt" |
     awk -F'\t' '{ printf "| %s | %.2f | %.2f | %.2f |\n", $1, $2 / 1e6, $3 / 1e6, $2 / $3 }'
 } >"$OUT/.transport_md" || die "cannot write $OUT/transport.md"
 for f in transport_put.csv transport_send.csv; do mv "$OUT/.$f" "$OUT/$f" || die "cannot write $OUT/$f"; done

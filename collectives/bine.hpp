@@ -3,7 +3,8 @@
 // position t sends to t + rho(s) if t is even, t - rho(s) if odd (mod p2),
 // rho(s) = 1, -1, 3, -5, 11, ... (swing_rho). A message at distance rho(s)
 // goes |rho(s)| = round(2^(s+1) / 3) positions round the ring, where the
-// binomial tree's goes 2^s. Shared by bcast_bine and reduce_bine.
+// binomial tree's goes 2^s. Shared by bcast_bine, reduce_bine, scatter_bine
+// and gather_bine.
 //
 // Which s each step takes, as in the binomial trees they stand in for:
 //   halving: step t takes rho(L-1-t) (L = steps), the far partner first.

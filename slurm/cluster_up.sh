@@ -174,12 +174,13 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
   # - On the ring, where pairs share links, they are not: there the transport
   #   sends 128 KiB fragments (btl_tcp_max_send_size), both directions
   #   interleaving, over one connection (with two and no put, a 16 MiB
-  #   exchange between neighbours never finished). On the switch's 1 Gbit/s
-  #   those fragments cost this machine's two cores more than the put did.
+  #   exchange between neighbours hung in a trial by hand). On the switch's
+  #   1 Gbit/s those fragments cost this machine's two cores more than the
+  #   put did. A shell that sourced a ring's env.sh drops its flags here.
   if [ "$NODES" -gt 1 ] && [ "$TOPOLOGY" = ring ]; then
     echo "export OMPI_MCA_btl_tcp_flags=send,inplace,need-ack,need-csum OMPI_MCA_btl_tcp_links=1"
   elif [ "$NODES" -gt 1 ]; then
-    echo "export OMPI_MCA_btl_tcp_links=2"
+    echo "unset OMPI_MCA_btl_tcp_flags; export OMPI_MCA_btl_tcp_links=2"
   fi
   true
 } >"$PREFIX/env.sh"
