@@ -134,6 +134,7 @@ Measurement to_measurement(const RowCells& c) {
   m.link_critical_B = c.count(Col::link_critical_B);
   m.model_link_critical_B = c.count(Col::model_link_critical_B);
   m.hop_B = c.count(Col::hop_B), m.model_hop_B = c.count(Col::model_hop_B);
+  m.links_sent_B = c.count(Col::links_sent_B);
   m.memory_moved_B = c.count(Col::memory_moved_B);
   if (auto k = c.count(Col::ranks_per_gpu)) m.ranks_per_gpu = int(std::min<uint64_t>(*k, m.P));
   m.p90_us = c.number(Col::t_p90_us), m.p99_us = c.number(Col::t_p99_us);

@@ -47,6 +47,7 @@ struct Measurement {
   // counted and modelled. The time model charges the busiest link there.
   std::string network;
   std::optional<uint64_t> link_critical_B, model_link_critical_B, hop_B, model_hop_B;
+  std::optional<uint64_t> links_sent_B;  // the links' own counters, a call
   bool on_network() const {
     return !network.empty() && network != "switch" && model_link_critical_B;
   }

@@ -101,14 +101,24 @@ std::string ps_of(const Rows& ms) {
 // How many links a byte crossed, on average, at the largest P of `ms`:
 // hop_B over sent_total_B, counted (1: every message to a neighbour). Not a
 // median over P: on a ring of 8, the ring at P = 4 wraps from node 3 to
-// node 0 over 3 links, at P = 8 it crosses 1.
+// node 0 over 3 links, at P = 8 it crosses 1. Where the rows read the
+// links' own counters, what they sent beside hop_B, at that P's largest size.
 std::string links_a_byte_crossed(const Rows& ms) {
   const Measurement* top = nullptr;
   for (const Measurement* m : ms)
     if (m->hop_B && m->sent_total_B.value_or(0) > 0 && (!top || m->P > top->P)) top = m;
-  return top ? fmt::format("{:.2f} (P = {})", double(*top->hop_B) / double(*top->sent_total_B),
-                           top->P)
-             : "-";
+  if (!top) return "-";
+  std::string s =
+      fmt::format("{:.2f} (P = {})", double(*top->hop_B) / double(*top->sent_total_B), top->P);
+  const Measurement* largest = nullptr;
+  for (const Measurement* m : ms)
+    if (m->P == top->P && m->links_sent_B && m->hop_B.value_or(0) > 0 &&
+        (!largest || m->bytes > largest->bytes))
+      largest = m;
+  if (largest)
+    s += fmt::format("; links sent {:.3f} x",
+                     double(*largest->links_sent_B) / double(*largest->hop_B));
+  return s;
 }
 
 // One row of the verdict table, for `ms` (rows of kLargeMessage_B or more):
@@ -424,12 +434,18 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   }
   s += said.text;
   s += "\n" + table.str();
-  if (!network.empty())
+  if (!network.empty()) {
+    const bool counters = std::any_of(
+        rows.begin(), rows.end(), [](const Measurement& m) { return m.links_sent_B.has_value(); });
     s += "\nThe last column is how many links a byte crossed on its way, on average, at the "
-         "largest P (hop_B / sent_total_B; 1: every message went to a neighbour). The model "
-         "charges each step's busiest link as if the step's messages began together and shared "
-         "every link evenly; docs/algorithms.md says what an emulated ring's links did where "
-         "the model missed.\n";
+         "largest P (hop_B / sent_total_B; 1: every message went to a neighbour)";
+    if (counters)
+      s += ", and what the links' own counters say they sent over hop_B, at that P's largest "
+           "size: TCP/IP's headers and acknowledgements and MPI's control messages on top";
+    s += ". The model charges each step's busiest link as if the step's messages began together "
+         "and shared every link evenly; docs/algorithms.md says what an emulated ring's links did "
+         "where the model missed.\n";
+  }
   std::string grown;
   for (const auto& [key, ms] : groups) grown += growth(key, ms, fit_for(key));
   if (!grown.empty())

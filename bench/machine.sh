@@ -8,6 +8,7 @@ echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "- cpu: ${cpu:-unknown}, $(nproc) cores"
 echo "- memory: $(free -g | awk '/^Mem:/ {print $2}') GiB"
 echo "- os: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+echo "- tcp: congestion control $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo unknown)"
 echo "- mpi: $(mpirun --version 2>/dev/null | head -1)"
 echo "- compiler: $(c++ --version | head -1)"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then

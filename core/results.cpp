@@ -133,6 +133,8 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::model_link_critical_B, traffic(&Row::model, &Traffic::link_critical_B)},
       {Col::hop_B, traffic(&Row::counted, &Traffic::hop_B)},
       {Col::model_hop_B, traffic(&Row::model, &Traffic::hop_B)},
+      // What the links' own counters say they sent (harness/link_counters.hpp).
+      {Col::links_sent_B, [](const Row& r) { return opt(r.links_sent_B); }},
   };
   return columns;
 }

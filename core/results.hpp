@@ -64,6 +64,9 @@ struct Row {
   // reductions read and wrote in one call, summed, and that over the time.
   std::optional<uint64_t> memory_moved_B;
   std::optional<double> memory_GBps;
+  // Where COMMLAB_LINK_DEVICES names the links: the bytes every link sent in
+  // one call, by the kernel's counters, headers and control messages included.
+  std::optional<uint64_t> links_sent_B;
   Buffers buffers =
       Buffers::user;  // the direct transport's hand-written rows: registered with --registered
   // GPU rows: what one call asked of the GPU on its busiest rank: copies and

@@ -15,6 +15,15 @@
 
 namespace commlab {
 
+namespace {
+// Whether `rank` is its node's first, the one that reads the node's links.
+bool leads_its_node(const Nodes& nodes, int rank) {
+  if (nodes.empty()) return rank == 0;
+  const std::vector<int>& first = nodes.leaders();
+  return std::find(first.begin(), first.end(), rank) != first.end();
+}
+}  // namespace
+
 // --node-size: the blocks of ranks stand for nodes on the network
 // COMMLAB_TOPOLOGY names (one machine standing for a ring of them, say), in
 // order; "" or why they cannot.
@@ -33,7 +42,10 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
     : comm_(comm),
       opts_(opts),
       mem_(opts.device),
-      nodes_(opts.node_size > 0 ? Nodes::blocks(comm.size(), opts.node_size) : nodes) {
+      nodes_(opts.node_size > 0 ? Nodes::blocks(comm.size(), opts.node_size) : nodes),
+      // The real nodes, not --node-size's blocks: each namespace read once.
+      links_(comm.mpi(), leads_its_node(nodes, comm.rank()),
+             nodes.network().nodes() <= nodes.count()) {
   agree_or_exit(comm.mpi(), opts.root < comm.size() ? ""
                                                     : fmt::format("-r {}: root must be below the "
                                                                   "number of ranks, {}",
@@ -240,7 +252,14 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     mem_.sync();
   }
   const int iters = opts_.iters_for(row.bytes);
-  std::vector<double> mine(iters), slowest(iters);
+  std::vector<double> mine(iters);
+  std::optional<uint64_t> links_before_B;
+  if (links_.active()) {
+    // Every rank's warm-up over, so that no node reads its links while
+    // another's last call is still crossing them.
+    MPI_Barrier(comm_.mpi());
+    links_before_B = links_.sent_B(comm_.mpi());
+  }
   for (int i = 0; i < iters; ++i) {
     c.prepare();
     MPI_Barrier(comm_.mpi());
@@ -249,6 +268,20 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     mem_.sync();  // on the GPU a run ends when its last kernel or copy has
     mine[i] = (MPI_Wtime() - t0) * 1e6 * c.time_scale;
   }
+  if (links_before_B) {
+    // Every rank's last call over, so that no node reads its links early.
+    MPI_Barrier(comm_.mpi());
+    const auto links_after_B = links_.sent_B(comm_.mpi());
+    if (links_after_B && *links_after_B >= *links_before_B)  // a counter reset: no figure
+      row.links_sent_B = (*links_after_B - *links_before_B) / iters;
+  }
+  summarize_times(shape, mine, row);
+}
+
+// The row's times from every rank's: each call's slowest rank.
+void Runner::summarize_times(const Shape& shape, const std::vector<double>& mine, Row& row) {
+  const int iters = int(mine.size());
+  std::vector<double> slowest(iters);
   MPI_Allreduce(mine.data(), slowest.data(), iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
   row.iters = iters;
   describe_iterations(mine, row);

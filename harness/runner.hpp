@@ -20,6 +20,7 @@
 #include "core/outcome.hpp"
 #include "core/results.hpp"
 #include "devices.hpp"
+#include "link_counters.hpp"
 
 namespace commlab {
 
@@ -97,6 +98,7 @@ class Runner {
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);
   void time_runs(const Shape& shape, const Case& c, Row& row);
+  void summarize_times(const Shape& shape, const std::vector<double>& mine, Row& row);
   void count_library(const Case& c, const std::vector<LibrarySend>& sent, Row& row);
   void count_gpu(const gpu::Activity& before, Row& row);
   void describe_iterations(const std::vector<double>& mine, Row& row);
@@ -106,6 +108,7 @@ class Runner {
   Memory mem_;
   DeviceSetup device_;
   Nodes nodes_;
+  LinkCounters links_;  // the links' own counters, where the network has them
   RunInfo info_;
   bool library_counted_ = false;    // the MPI reports the library's messages
   std::vector<int> rank_of_world_;  // MPI_COMM_WORLD's ranks in this Comm's

@@ -158,10 +158,15 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
   data=$SUBNET
   [ "$TOPOLOGY" = ring ] && data=$RING_SUBNET
   [ "$NODES" -gt 1 ] && echo "export OMPI_MCA_btl_tcp_if_include=$data.0/24 OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24"
-  # The network for the rows' per-link columns, and the nodes in its order.
+  # The network for the rows' per-link columns, the nodes in its order, and
+  # the links whose own counters the rows read (harness/link_counters.hpp).
   if [ "$TOPOLOGY" = ring ]; then
-    echo "export COMMLAB_TOPOLOGY=ring:$NODES COMMLAB_NODE_ORDER=$PREFIX/node_order"
+    echo "export COMMLAB_TOPOLOGY=ring:$NODES COMMLAB_NODE_ORDER=$PREFIX/node_order COMMLAB_LINK_DEVICES='${TAG}r ${TAG}l'"
     echo "$names" >"$PREFIX/node_order"
+  else
+    # A shell that sourced a ring's env.sh would count a switch's rows on
+    # the ring's links, and read devices no switch node has.
+    echo "unset COMMLAB_TOPOLOGY COMMLAB_NODE_ORDER COMMLAB_LINK_DEVICES"
   fi
   # Open MPI's TCP transport, by default, writes the rest of a large message
   # as one "put" (btl_tcp_rdma_pipeline_frag_size is 2 GiB), and nothing else

@@ -559,8 +559,28 @@ TEST_CASE("the summary on a ring of nodes: the links a byte crossed, beside each
   CHECK(row_of("ring").rfind(" | 1.00 (P = 4) |") == row_of("ring").size() - 17);
   CHECK(row_of("tree").rfind(" | 1.50 (P = 4) |") == row_of("tree").size() - 17);
   CHECK(s.find("how many links a byte crossed") != std::string::npos);
+  CHECK(s.find("links' own counters") == std::string::npos);  // no row read them
   // On the switch there is no such column.
   CHECK(formulas_summary(modelled_rows(), Machine{0.1}).find("links a byte") == std::string::npos);
+}
+
+// Where the rows read the links' own counters (links_sent_B), the column
+// adds what the links sent over hop_B, at the largest P's largest size.
+TEST_CASE("the summary on a ring of nodes: the links' own counters beside hop_B") {
+  auto rows = modelled_rows();
+  for (Measurement& m : rows) {
+    m.network = "ring:8";
+    m.model_link_critical_B = m.link_critical_B = m.model_port_critical_B;
+    m.sent_total_B = 1000, m.hop_B = 1000;
+    m.links_sent_B = m.algorithm == "ring" ? 1010 : 1000;
+  }
+  const std::string s = formulas_summary(rows, Machine{0.1});
+  INFO(s);
+  const size_t at = s.find("| ring | 2-4 (one rank per node, fitted) |");
+  REQUIRE(at != std::string::npos);
+  CHECK(s.substr(at, s.find('\n', at) - at).find("| 1.00 (P = 4); links sent 1.010 x |") !=
+        std::string::npos);
+  CHECK(s.find("what the links' own counters say they sent over hop_B") != std::string::npos);
 }
 
 // bin/predict's number for the ring at P = 1024, N = 1 GiB on A100 NVLink,

@@ -4,7 +4,7 @@
 # all-reduce algorithm that crosses nodes runs on it with the rows' link
 # columns (counted from the messages sent) equal to the model's, and the
 # links' own byte counters agree with the model's hop-bytes, TCP/IP's headers
-# and acknowledgements aside. The ring sweep itself is a benchmark (make
+# and acknowledgements aside, as the rows' own reading of them says. The ring sweep itself is a benchmark (make
 # ring-bench). Skips (exit 77) where the machine forbids it, as slurm_test.
 set -u
 SRC=$1 BIN=$2
@@ -87,6 +87,16 @@ if [ $rc = 0 ] && [ -n "$rows_hop_B" ]; then
     && ok "the links' own counters: $ratio x the rows' hop-bytes (headers and acknowledgements on top)" \
     || fail "the links' counters: $ratio x the rows' hop-bytes"
 else fail "the links' counters (exit $rc)"; fi
+# The rows read the same counters themselves (links_sent_B, a call of the
+# timed loop, by each node's first rank): the last run's two rows, summed,
+# against what the links sent in its 10 extra calls of each, read from outside.
+rows_links_B=$("$BIN/report" --column links_sent_B "$TMP/counters.csv" | awk '$1 > 0 { n++; s += $1 } END { if (n == 2) print s }')
+if [ $rc = 0 ] && [ -n "$rows_links_B" ]; then
+  ratio=$(awk -v m="$rows_links_B" -v a="$one" -v b="$eleven" 'BEGIN { printf "%.3f", m * 10 / (b - a) }')
+  awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }' \
+    && ok "the rows' links_sent_B: $ratio x what the links' counters said from outside" \
+    || fail "the rows' links_sent_B: $ratio x the links' counters from outside"
+else fail "the rows' links_sent_B (exit $rc; $("$BIN/report" --column algorithm,links_sent_B "$TMP/counters.csv" 2>&1 | xargs))"; fi
 
 # The links' timeline (slurm/link_timeline.sh) around a run on nodes 0 and 1:
 # what moved, moved on 0's link to 1 and 1's link to 0 (r0 and l1), and
