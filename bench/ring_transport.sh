@@ -34,6 +34,10 @@ BIN=${BIN:-build/bin}
 die() { echo "error: $*" >&2; exit 2; }
 [[ $NODES =~ ^[3-9]$|^[1-9][0-9]$ ]] || die "NODES must be 3 to 99, not '$NODES'"
 [[ $ITERS =~ ^[1-9][0-9]?$ ]] || die "ITERS must be 1 to 99, not '$ITERS'"
+if ! [[ $FACTOR =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v f="$FACTOR" 'BEGIN { exit !(f > 1) }'; then
+  die "FACTOR must be a number above 1, like 16, not '$FACTOR'"
+fi
+[[ $SIZES =~ ^[0-9]+[KMG]?(:[0-9]+[KMG]?)?$ ]] || die "SIZES must be SIZE or MIN:MAX, like 1M:16M, not '$SIZES'"
 case $COMPARE in
   transport) WAYS="put send" ;;
   congestion) WAYS=${WAYS:-"bbr reno"} ;;
