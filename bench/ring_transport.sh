@@ -1,27 +1,34 @@
 #!/bin/bash
-# What carries the messages on the emulated ring, two settings side by side,
-# one after the other for each algorithm in one run, P = NODES, one rank a
-# node. COMPARE picks the pair:
+# What carries the messages on an emulated cluster (the ring of 8 unless
+# TOPOLOGY=switch), two settings side by side, one after the other for each
+# algorithm in one run, P = NODES, one rank a node. COMPARE picks the pair:
 #   transport (default): Open MPI's TCP transport, both ways it can send a
 #     large message:
 #       put   Open MPI's default: after a first fragment, the rest of the
-#             message in one "put", two connections a pair (as the switch)
-#       send  what cluster_up.sh sets on a ring: 128 KiB fragments, one
-#             connection a pair
+#             message in one "put", two connections a pair
+#       send  what cluster_up.sh sets: 128 KiB fragments, one connection a
+#             pair
 #   congestion: the nodes' TCP congestion control, WAYS="bbr reno" by default
-#     (reno is what ring_links.sh sets; the other must be in the host's
-#     net.ipv4.tcp_allowed_congestion_control)
+#     (reno is what cluster_up.sh sets; the other must be in the host's
+#     net.ipv4.tcp_allowed_congestion_control), the transport as
+#     cluster_up.sh sets it for the topology
+#   port (TOPOLOGY=switch only): how a node's port is shaped, WAYS="tbf
+#     prio": a bare token bucket with 50 ms of queue, or small packets first
+#     (slurm/port_shape.sh; prio is cluster_up.sh's)
 # Writes $OUT/$COMPARE.md (each algorithm's median call at each size both
 # ways, and their ratio) and $OUT/${COMPARE}_WAY.csv (the rows). About 13
 # minutes for the transport at 16M, 15 for the congestion control at 1M and
 # 16M, on a 2-core VM. docs/time-model.md says why.
 #
 #   OUT=results/ring-8x100mbit_reno bash bench/ring_transport.sh
+#   OUT=results/cluster-4x1gbit_reno TOPOLOGY=switch NODES=4 NCPUS=2 RATE=1gbit SIZES=1M:16M \
+#     COMPARE=congestion bash bench/ring_transport.sh
 #   OUT=results/ring-8x100mbit_reno COMPARE=congestion SIZES=1M:16M \
 #     ALGOS="ring swing_bandwidth swing_latency rabenseifner recursive_doubling" bash bench/ring_transport.sh
 set -uo pipefail
 export LC_ALL=C # join needs sort's order
 cd "$(dirname "$0")/.." || exit 2
+TOPOLOGY=${TOPOLOGY:-ring}
 NODES=${NODES:-8}
 RATE=${RATE:-100mbit}
 OUT=${OUT:-results/mine_ring}
@@ -32,7 +39,8 @@ FACTOR=${FACTOR:-16}
 ITERS=${ITERS:-3}
 BIN=${BIN:-build/bin}
 die() { echo "error: $*" >&2; exit 2; }
-[[ $NODES =~ ^[3-9]$|^[1-9][0-9]$ ]] || die "NODES must be 3 to 99, not '$NODES'"
+[[ $TOPOLOGY =~ ^(ring|switch)$ ]] || die "TOPOLOGY must be ring or switch, not '$TOPOLOGY'"
+[[ $NODES =~ ^[3-9]$|^[1-9][0-9]$ ]] || [[ $TOPOLOGY$NODES == switch2 ]] || die "NODES must be 3 to 99 (2 on a switch), not '$NODES'"
 [[ $ITERS =~ ^[1-9][0-9]?$ ]] || die "ITERS must be 1 to 99, not '$ITERS'"
 if ! [[ $FACTOR =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v f="$FACTOR" 'BEGIN { exit !(f > 1) }'; then
   die "FACTOR must be a number above 1, like 16, not '$FACTOR'"
@@ -41,8 +49,10 @@ fi
 case $COMPARE in
   transport) WAYS="put send" ;;
   congestion) WAYS=${WAYS:-"bbr reno"} ;;
-  *) die "COMPARE must be transport or congestion, not '$COMPARE'" ;;
+  port) WAYS="tbf prio" ;;
+  *) die "COMPARE must be transport, congestion or port, not '$COMPARE'" ;;
 esac
+[ "$COMPARE" != port ] || [ "$TOPOLOGY" = switch ] || die "COMPARE=port is for TOPOLOGY=switch (a ring's links are shaped by ring_shape.sh)"
 read -r way_a way_b rest <<<"$WAYS"
 if [ -z "$way_b" ] || [ -n "$rest" ] || [ "$way_a" = "$way_b" ]; then
   die "WAYS must name two different settings, not '$WAYS'"
@@ -52,20 +62,50 @@ mkdir -p "$OUT" || die "cannot make $OUT"
 export PREFIX=${PREFIX:-/tmp/commlab-cluster}
 tmp=$OUT/.$COMPARE
 trap 'rm -f "$tmp"_*' EXIT
-# cluster_up.sh keeps a ring already up as asked: that one stays up after.
-was_up=0
-[ -s "$PREFIX/nodes" ] && was_up=1
-NODES=$NODES NCPUS=1 RATE=$RATE TOPOLOGY=ring bash slurm/cluster_up.sh >/dev/null || exit 1
-[ $was_up = 1 ] || trap 'bash slurm/cluster_down.sh >/dev/null 2>&1; rm -f "$tmp"_*' EXIT
+# A cluster found up is used as it is (its rate, burst and congestion
+# control), given back as it was found, and stays up; one brought up here
+# is taken down again.
+read -r up_nodes tag up_topology _ <"$PREFIX/nodes" 2>/dev/null
+if [ -n "${up_nodes:-}" ]; then
+  [ "$up_nodes $up_topology" = "$NODES $TOPOLOGY" ] ||
+    die "a cluster of $up_nodes nodes ($up_topology) is up in $PREFIX: take it down (slurm/cluster_down.sh) or ask for NODES=$up_nodes TOPOLOGY=$up_topology"
+else
+  NODES=$NODES NCPUS=${NCPUS:-1} RATE=$RATE TOPOLOGY=$TOPOLOGY bash slurm/cluster_up.sh >/dev/null || exit 1
+  trap 'bash slurm/cluster_down.sh >/dev/null 2>&1; rm -f "$tmp"_*' EXIT
+  read -r _ tag _ <"$PREFIX/nodes"
+fi
 # shellcheck disable=SC1091
 source "$PREFIX/env.sh"
-read -r _ tag _ <"$PREFIX/nodes"
-declare -A flags=([put]="send,put,inplace,need-ack,need-csum,hetero-rdma" [send]=$OMPI_MCA_btl_tcp_flags)
-declare -A links=([put]=2 [send]=$OMPI_MCA_btl_tcp_links)
+RATE=${COMMLAB_LINK_RATE%% *}
+[ -n "$RATE" ] || die "the cluster in $PREFIX has no links' rate (COMMLAB_LINK_RATE): bring it up with RATE"
+BURST=$(sed -n 's/.*burst \([0-9a-z]*\).*/\1/p' <<<"$COMMLAB_LINK_RATE")
+BURST=${BURST:-256kb}
+# The transport as cluster_up.sh sets it, for each topology.
+declare -A flags=([put]="send,put,inplace,need-ack,need-csum,hetero-rdma" [send]="send,inplace,need-ack,need-csum")
+declare -A links=([put]=2 [send]=1)
+congestion=$(nsenter --net="/run/netns/${tag}node0" sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo reno)
+# What a cluster found up is given back, pass or fail.
+give_back() {
+  case $COMPARE in
+    congestion)
+      for i in $(seq 0 $((NODES - 1))); do
+        nsenter --net="/run/netns/${tag}node$i" sysctl -qw "net.ipv4.tcp_congestion_control=$congestion"
+      done ;;
+    port)
+      for i in $(seq 0 $((NODES - 1))); do bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST"; done ;;
+  esac
+}
+[ -z "${up_nodes:-}" ] || trap 'give_back >/dev/null 2>&1; rm -f "$tmp"_*' EXIT
 # Make WAY the setting the next run gets.
 set_way() {
   if [ "$COMPARE" = transport ]; then
     export OMPI_MCA_btl_tcp_flags=${flags[$1]} OMPI_MCA_btl_tcp_links=${links[$1]}
+    return
+  fi
+  if [ "$COMPARE" = port ]; then
+    for i in $(seq 0 $((NODES - 1))); do
+      bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST" "$1" || die "cannot shape node $i's port"
+    done
     return
   fi
   for i in $(seq 0 $((NODES - 1))); do
@@ -74,13 +114,18 @@ set_way() {
   done
 }
 describe() {
+  local default="Open MPI's default"
   if [ "$COMPARE" = transport ]; then
-    echo "- put: btl_tcp_flags=${flags[put]}, btl_tcp_links=${links[put]} (Open MPI's default flags; two connections, as the switch's env.sh)"
-    echo "- send: btl_tcp_flags=${flags[send]}, btl_tcp_links=${links[send]} (slurm/cluster_up.sh)"
+    echo "- put: btl_tcp_flags=${flags[put]}, btl_tcp_links=${links[put]} (Open MPI's default flags; two connections a pair)"
+    echo "- send: btl_tcp_flags=${flags[send]}, btl_tcp_links=${links[send]} (slurm/cluster_up.sh's setting)"
+  elif [ "$COMPARE" = port ]; then
+    echo "- tbf: each node's port a bare token bucket with 50 ms of queue; prio: small packets first"
+    echo "  (slurm/port_shape.sh, slurm/cluster_up.sh's); the links at $RATE, burst $BURST, the nodes' TCP on $congestion"
   else
-    echo "- $way_a, $way_b: the nodes' net.ipv4.tcp_congestion_control (reno is slurm/ring_links.sh's);"
-    echo "  the transport as slurm/cluster_up.sh sets it: btl_tcp_flags=${flags[send]}, btl_tcp_links=${links[send]}"
+    echo "- $way_a, $way_b: the nodes' net.ipv4.tcp_congestion_control (reno is slurm/cluster_up.sh's)"
   fi
+  [ "$COMPARE" = transport ] ||
+    echo "- the transport as slurm/cluster_up.sh sets it: btl_tcp_flags=${OMPI_MCA_btl_tcp_flags:-$default}, btl_tcp_links=${OMPI_MCA_btl_tcp_links:-1}"
 }
 rm -f "$tmp"_*.csv
 for algo in $ALGOS; do
@@ -92,8 +137,6 @@ for algo in $ALGOS; do
       >"$PREFIX/$COMPARE.log" 2>&1 || { tail -3 "$PREFIX/$COMPARE.log" >&2; die "$algo ($way) failed"; }
   done
 done
-# A ring left up runs as ring_links.sh set it.
-[ "$COMPARE" = transport ] || set_way reno
 # Each way's medians, one line an algorithm and size, or no table at all.
 for way in $way_a $way_b; do
   "$BIN/report" --column algorithm,bytes,t_median_us "${tmp}_$way".csv | grep -v '^MPI_Allreduce' |
@@ -103,9 +146,11 @@ done
 [ -z "$(join -t $'\t' -v1 -v2 "${tmp}_$way_a".txt "${tmp}_$way_b".txt)" ] || die "the two ways ran different sizes"
 {
   if [ "$COMPARE" = transport ]; then
-    echo "# Open MPI's TCP transport on the emulated ring: put or 128 KiB fragments"
+    echo "# Open MPI's TCP transport on the emulated $TOPOLOGY: put or 128 KiB fragments"
+  elif [ "$COMPARE" = port ]; then
+    echo "# The switch's ports: a bare token bucket, or small packets first"
   else
-    echo "# TCP's congestion control on the emulated ring: $way_a or $way_b"
+    echo "# TCP's congestion control on the emulated $TOPOLOGY: $way_a or $way_b"
   fi
   echo
   echo "P = $NODES, one rank a node, sizes $SIZES (x$FACTOR), each algorithm's median call of $ITERS;"

@@ -68,6 +68,8 @@ check_mpi_library() {
 
 # LAUNCH (mpirun | srun | auto: srun inside a Slurm job) made into a
 # function, `launch P PROGRAM ARGS...`, and launch_line, the same in words.
+# RUN_TIMEOUT=S (unset: none) stops a launch that runs S seconds (exit 124,
+# or 137 where it had to be killed).
 # mpirun: the launcher of the MPI the programs were built against: Open
 # MPI's mpirun --oversubscribe, or, where $BIN/mpiexec.txt (from CMake) names
 # MPICH's, mpiexec.mpich (Hydra: more ranks than cores by itself, -bind-to).
@@ -81,12 +83,12 @@ set_up_launch() {
   # shellcheck disable=SC2086
   case $LAUNCH in
     mpirun) launch_line="$MPIEXEC_LINE -np P"
-            launch() { $MPIEXEC_LINE -np "$@"; } ;;
+            launch() { ${RUN_TIMEOUT:+timeout -k 30 $RUN_TIMEOUT} $MPIEXEC_LINE -np "$@"; } ;;
     srun)   check_srun_mpi
             launch_line=$(echo srun $SRUN_LAUNCH_FLAGS --ntasks P $SRUN_FLAGS)
             # Each cell asks for its own P; the job's --ntasks-per-node would only
             # make srun warn that it cannot honour it.
-            launch() { local n=$1; shift; env -u SLURM_NTASKS_PER_NODE srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
+            launch() { local n=$1; shift; ${RUN_TIMEOUT:+timeout -k 30 $RUN_TIMEOUT} env -u SLURM_NTASKS_PER_NODE srun $SRUN_LAUNCH_FLAGS --ntasks "$n" $SRUN_FLAGS "$@"; } ;;
     *) die "LAUNCH must be mpirun, srun or auto, not '$LAUNCH'" ;;
   esac
 }

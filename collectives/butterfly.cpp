@@ -88,13 +88,6 @@ void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data
   b.fold.fold_out(job, data, bytes, step);
 }
 
-namespace {
-
-struct Block {  // chunks [lo, hi)
-  int lo, hi;
-};
-// In a step that halves a block of 2d chunks, the rank at position p keeps
-// the half that holds p and gives the other; doubling, it gets the other.
 Block kept(Block held, int p, int d) {
   return p & d ? Block{held.lo + d, held.hi} : Block{held.lo, held.lo + d};
 }
@@ -106,7 +99,18 @@ Block partners(Block mine, int p, int d) {
 }
 Block joined(Block a, Block b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
-}  // namespace
+PositionedParts::PositionedParts(const Butterfly& b, const Partition& parts, size_t esize)
+    : at_B(size_t(b.fold.p2) + 1, 0), part_B(size_t(b.fold.P), 0) {
+  std::vector<int> at_position(size_t(b.fold.p2));
+  for (int v = 0; v < b.fold.p2; ++v) at_position[size_t(b.position[v])] = v;
+  for (int p = 0; p < b.fold.p2; ++p) {
+    const int v = at_position[size_t(p)], r = b.fold.real_rank(v);
+    const int first = v < b.fold.extra ? r - 1 : r;  // the rank folded into v first
+    size_t end_B = at_B[size_t(p)];
+    for (int q = first; q <= r; ++q) part_B[size_t(q)] = end_B, end_B += parts.size(q) * esize;
+    at_B[size_t(p) + 1] = end_B;
+  }
+}
 
 void halving_doubling(const CollectiveJob& job, const Butterfly& b, char* data) {
   const size_t es = job.esize();

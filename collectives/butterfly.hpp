@@ -42,6 +42,29 @@ struct Butterfly {
   static const Butterfly& of(int P, Partner partner);
 };
 
+// A run of positions (of chunks) [lo, hi). In a step that halves a block of
+// 2d, the rank at position p keeps the half that holds p and gives the
+// other; doubling, it gets its partner's half.
+struct Block {
+  int lo, hi;
+};
+Block kept(Block held, int p, int d);
+Block given(Block held, int p, int d);
+Block partners(Block mine, int p, int d);
+Block joined(Block a, Block b);
+
+// Every rank's part (of P) laid out in the order of the butterfly's
+// positions, for an all-gather or a reduce-scatter run on it alone
+// (allgather_bine, reduce_scatter_bine): position p's block holds the parts
+// of the ranks its virtual rank stands for, two where the fold paired them
+// (the lower rank's first), so that a run of positions is a run of bytes.
+struct PositionedParts {
+  PositionedParts(const Butterfly& b, const Partition& parts, size_t esize);
+  std::vector<size_t> at_B;    // by position: bytes before its block; [p2] all
+  std::vector<size_t> part_B;  // by rank: bytes before its part
+  size_t bytes(Block k) const { return at_B[size_t(k.hi)] - at_B[size_t(k.lo)]; }
+};
+
 // The whole schedules, fold included, on `data` (the all-reduce's buffer).
 void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data);
 void halving_doubling(const CollectiveJob& job, const Butterfly& b, char* data);

@@ -104,7 +104,7 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
 
 Footprint footprint(const Operation& op, const Options& o, int P, int rank) {
   const bool direct = o.transport == TransportKind::direct;
-  double largest_B = 0, region_B = direct ? double(kProbeScratch_B) : 0;
+  double largest_B = 0, scratch_B = 0, region_B = direct ? double(kProbeScratch_B) : 0;
   const bool in_place =
       op.in_place_form == InPlace::always || (op.in_place_form == InPlace::optional && o.in_place);
   for (DType t : o.dtypes)
@@ -112,16 +112,19 @@ Footprint footprint(const Operation& op, const Options& o, int P, int rank) {
       const double esize = double(element_size(t));
       const Layout L = op.layout(P, rank, o.root < P ? o.root : 0, n, in_place);
       largest_B = std::max(largest_B, double(std::max(L.in, L.out)) * esize);
+      scratch_B =
+          std::max(scratch_B, double(op.scratch_count(P, n, std::max(L.in, L.out))) * esize);
       size_t in = 0, out = 0;
       for (int r = 0; direct && r < P; ++r) {
         const Layout R = op.layout(P, r, o.root < P ? o.root : 0, n, in_place);
         in = std::max(in, R.in), out = std::max(out, R.out);
       }
-      region_B = std::max(region_B, double(in + out + 2 * std::max({in, out, n})) * esize);
+      region_B = std::max(
+          region_B, double(in + out + op.scratch_count(P, n, std::max({in, out, n}))) * esize);
     }
-  const double buffers = op.has_data ? 5.0 + double(op.library.size()) : 0;
-  if (o.device == Device::cuda) return {2 * largest_B, buffers * largest_B + region_B};
-  return {buffers * largest_B + region_B, 0};
+  const double buffers = op.has_data ? 3.0 + double(op.library.size()) : 0;
+  if (o.device == Device::cuda) return {2 * largest_B, buffers * largest_B + scratch_B + region_B};
+  return {buffers * largest_B + scratch_B + region_B, 0};
 }
 
 }  // namespace commlab

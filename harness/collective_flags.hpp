@@ -26,7 +26,8 @@ std::vector<std::string> runnable(const Operation& op, const Options& o,
 void refuse_bad_input(const Operation& op, const Options& o, int P);
 // What this rank holds at most over the shapes asked for, in units of its
 // largest buffer: the input, the exact answer, a result per library call, one
-// for the hand-written algorithms, and scratch of up to two; on GPUs the host
+// for the hand-written algorithms, and the scratch they take
+// (Operation::scratch_count: two buffers, for most); on GPUs the host
 // holds only the library call's two page-locked copies (LibraryStaging). On
 // the direct transport, its region too: region_layout's, sized by the
 // largest rank's buffers (a root's may be P times the others'), and at

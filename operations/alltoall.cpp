@@ -4,6 +4,8 @@
 // In place (MPI_IN_PLACE) needs equal blocks, so P must divide N.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "collectives/algorithms.hpp"
 #include "core/nccl.hpp"
 #include "library_parts.hpp"
@@ -48,7 +50,10 @@ class Alltoall : public Operation {
   Alltoall() {
     name = "alltoall";
     summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
-    algorithms = {{"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>}};
+    algorithms = {{"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>},
+                  {"bine", alltoall_bine, sized<model_alltoall_bine>, remark_alltoall_bine}};
+    // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
+    algorithms.back().not_in_libraries = true;
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
                {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
@@ -63,6 +68,12 @@ class Alltoall : public Operation {
     const Partition blocks{N, P};
     const size_t mine = blocks.size(r);  // > 0, or there is no element i
     return {static_cast<int>(i / mine), blocks.offset(r) + i % mine};
+  }
+  // Bine holds, sends and gathers up to P blocks of the largest size in
+  // three buffers (alltoall_bine.cpp): three times N, or more when P does
+  // not divide it.
+  size_t scratch_count(int P, size_t N, size_t largest) const override {
+    return std::max(2 * largest, 3 * size_t(P) * Partition{N, P}.size(0));
   }
   std::string refuse(int P, size_t N, bool in_place) const override {
     if (!in_place || N % P == 0) return "";

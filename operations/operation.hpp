@@ -87,6 +87,10 @@ class Operation {
   virtual Source source(int P, int r, int root, size_t N, bool in_place, size_t i) const = 0;
   // Bad input this operation cannot take at this P, or "".
   virtual std::string refuse(int, size_t, bool) const { return ""; }
+  // Elements of scratch its hand-written algorithms may ask for, `largest`
+  // the largest buffer any rank holds (the direct transport registers this
+  // much): twice that, unless an operation says more.
+  virtual size_t scratch_count(int, size_t, size_t largest) const { return 2 * largest; }
   // For operations without data (barrier): their own check of one algorithm.
   virtual Verdict check(Comm&, const std::function<void()>&) const { return {}; }
 };

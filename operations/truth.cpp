@@ -45,7 +45,8 @@ RegionLayout region_layout(const Truth& truth, int P, size_t N, size_t esize) {
     const Layout L = truth.layout(r);
     in = std::max(in, L.in), out = std::max(out, L.out);
   }
-  return RegionLayout::of(in * esize, out * esize, 2 * std::max({in, out, N}) * esize);
+  const size_t scratch = truth.operation().scratch_count(P, N, std::max({in, out, N}));
+  return RegionLayout::of(in * esize, out * esize, scratch * esize);
 }
 
 }  // namespace commlab

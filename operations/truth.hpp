@@ -19,6 +19,7 @@ class Truth {
  public:
   Truth(const Operation& op, const Pattern& pat, int root, size_t N, bool in_place);
   Layout layout(int r) const;
+  const Operation& operation() const { return op_; }
   size_t checked(int r) const;  // output elements with a defined result
   // Element i of rank r's buffer before the run: its input, or in place the one buffer.
   int64_t before(int r, size_t i) const;
@@ -38,8 +39,8 @@ class Truth {
 };
 
 // The direct transport's region for a job of N elements of esize bytes:
-// the largest input and result any rank's layout asks, and scratch of twice
-// the largest buffer (the most any algorithm takes).
+// the largest input and result any rank's layout asks, and the scratch its
+// operation's algorithms may take (Operation::scratch_count).
 RegionLayout region_layout(const Truth& truth, int P, size_t N, size_t esize);
 
 }  // namespace commlab

@@ -31,11 +31,6 @@ done
 for i in $(seq 0 $((NODES - 1))); do
   n=$(ns "$i")
   in_ns "$i" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
-  # Reno, not the host's default (BBR on the machines this was built on): with
-  # BBR the ring all-reduce took 0.30 s at P = 8 and 1 MiB where the links
-  # allow 0.15 s, and Reno took 0.16 s (docs/time-model.md, "TCP's
-  # congestion control").
-  in_ns "$i" sysctl -qw net.ipv4.tcp_congestion_control=reno
   ip -n "$n" addr replace "$RING.$((i + 1))/24" dev "${TAG}a$i"
   for dev in "${TAG}a$i" "${TAG}b$i" "${TAG}r$i" "${TAG}l$i"; do
     ip -n "$n" link set "$dev" up

@@ -5,7 +5,7 @@
 # quantum of 64 KiB each), and small packets (TCP's acks, MPI's rendezvous
 # handshakes) served first.
 #
-# Why not one queue a link (a bare token bucket, as the switch's ports have):
+# Why not one queue a link (a bare token bucket, as the switch's ports had):
 # on the ring of 8, small messages (a step's rendezvous handshakes, TCP's
 # acks) then waited behind other pairs' data: for seconds in a queue deep
 # enough not to drop, and with 50 ms of queue TCP lost packets there and

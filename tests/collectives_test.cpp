@@ -155,6 +155,42 @@ TEST_CASE("scatter and gather bine: the binomial tree's bytes, a subtree's parts
   CHECK(t.steps == 3);
 }
 
+// All-gather and reduce-scatter bine: the butterfly's halves with Swing's
+// partners (allgather_bine.cpp). P = 8, parts of 8 B: 8, 16, 32 B a rank
+// (the all-gather) or 32, 16, 8 (the reduce-scatter). P = 6, parts of 10 B:
+// ranks 0 and 2 fold into 1 and 3 (virtual ranks 0 and 1, blocks of 20 B;
+// ranks 4 and 5 are virtual 2 and 3, 10 B), positions v 0 3 1 2:
+//   all-gather      fold 0->1, 2->3 (10) | v0<->v3, v1<->v2 (20 one way, 10
+//                   the other) | v0<->v1, v2<->v3 (30 each) | 1->0, 3->2 (60)
+//   reduce-scatter  fold 0->1, 2->3 (60) | v0<->v1, v2<->v3 (30 each) |
+//                   v0<->v3, v1<->v2 (10 from v0 and v1, 20 from v2 and v3) |
+//                   1->0, 3->2 (10)
+TEST_CASE("all-gather and reduce-scatter bine: the butterfly's bytes, folded for P = 6") {
+  check(model_allgather_bine(8, 64, 1, 0), 56, 56, 448, 24, 3, 56);
+  check(model_reduce_scatter_bine(8, 64, 1, 0), 56, 56, 448, 24, 3, 56);
+  check(model_allgather_bine(6, 60, 1, 0), 110, 60, 320, 12, 4, 120);
+  check(model_reduce_scatter_bine(6, 60, 1, 0), 60, 110, 320, 12, 4, 120);
+  CHECK(
+      edges(model_allgather_bine(4, 4, 1, 0)) ==
+      Edges{
+          {0, 0, 3}, {0, 1, 2}, {0, 2, 1}, {0, 3, 0}, {1, 0, 1}, {1, 1, 0}, {1, 2, 3}, {1, 3, 2}});
+  for (Message m : model_reduce_scatter_bine(6, 60, 1, 0).messages)
+    CHECK((m.arrival == Arrival::reduced) == (m.step < 3));
+}
+
+// All-to-all bine: P/2 blocks a step to Swing's partners (alltoall_bine.cpp).
+// P = 8, blocks of 8 B: 32 B a step, 3 steps. P = 6: the pairwise exchange.
+TEST_CASE("all-to-all bine: half the blocks a step, log2 P steps; other P pairwise") {
+  check(model_alltoall_bine(8, 64, 1, 0), 96, 96, 768, 24, 3, 96);
+  CHECK(
+      edges(model_alltoall_bine(4, 4, 1, 0)) ==
+      Edges{
+          {0, 0, 1}, {0, 1, 0}, {0, 2, 3}, {0, 3, 2}, {1, 0, 3}, {1, 1, 2}, {1, 2, 1}, {1, 3, 0}});
+  CHECK(edges(model_alltoall_bine(6, 60, 1, 0)) == edges(model_alltoall_pairwise(6, 60, 1, 0)));
+  CHECK(remark_alltoall_bine(6) == "P is not a power of two: ran the pairwise exchange");
+  CHECK(remark_alltoall_bine(8) == "");
+}
+
 TEST_CASE("bine trees: a message at distance rho(s) goes |rho(s)| ranks round the ring at most") {
   // Where the binomial tree's goes 2^s; dropping leaves only shortens the way.
   for (BineOrder order : {BineOrder::doubling, BineOrder::halving})

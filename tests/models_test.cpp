@@ -337,6 +337,14 @@ TEST_CASE("topologies: routes by dimension, ties the positive way, bad names ref
       Catch::Contains("ring:8 has 8 nodes; the ranks ran on 10"));
 }
 
+namespace {
+// A model's messages on a ring of 8 nodes, one rank each: the busiest link
+// step by step, summed, and the hop-bytes.
+LinkLoad on_ring_of_8(const Traffic& t) {
+  return link_load(t.messages, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}, Topology::parse("ring:8"));
+}
+}  // namespace
+
 // Binomial and Bine trees at P = 8 on a ring of 8 nodes, one rank each, root
 // 0, N = 1024 B, worked by hand in docs/algorithms.md ("Bine trees"). Routes
 // go the shorter way round, half way (4 hops) the positive way; links are
@@ -355,14 +363,10 @@ TEST_CASE("topologies: routes by dimension, ties the positive way, bad names ref
 //                   | 3->0 (3 hops down): 1 + 1 + 1 = 3; hops 4 + 2 + 3 = 9.
 TEST_CASE("a ring of 8 nodes: binomial and Bine trees' busiest link and hop-bytes, by hand") {
   const size_t N = 1024;
-  const std::vector<int> node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
-  auto on_ring = [&](const Traffic& t) {
-    return link_load(t.messages, node_of_rank, Topology::parse("ring:8"));
-  };
-  const LinkLoad bcast_binomial = on_ring(model_bcast_binomial(8, N, 1, 0));
-  const LinkLoad bcast_bine = on_ring(model_bcast_bine(8, N, 1, 0));
-  const LinkLoad reduce_binomial = on_ring(model_reduce_binomial(8, N, 1, 0));
-  const LinkLoad reduce_bine = on_ring(model_reduce_bine(8, N, 1, 0));
+  const LinkLoad bcast_binomial = on_ring_of_8(model_bcast_binomial(8, N, 1, 0));
+  const LinkLoad bcast_bine = on_ring_of_8(model_bcast_bine(8, N, 1, 0));
+  const LinkLoad reduce_binomial = on_ring_of_8(model_reduce_binomial(8, N, 1, 0));
+  const LinkLoad reduce_bine = on_ring_of_8(model_reduce_bine(8, N, 1, 0));
   CHECK(bcast_binomial.link_critical_B == 7 * N);
   CHECK(bcast_binomial.hop_B == 21 * N);
   CHECK(bcast_bine.link_critical_B == 3 * N);
@@ -383,16 +387,47 @@ TEST_CASE("a ring of 8 nodes: binomial and Bine trees' busiest link and hop-byte
 //   the gathers       the scatters backwards: the same figures.
 TEST_CASE("a ring of 8 nodes: binomial and Bine scatter and gather, by hand") {
   const size_t N = 1024, part = N / 8;
-  const std::vector<int> node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
-  auto on_ring = [&](const Traffic& t) {
-    return link_load(t.messages, node_of_rank, Topology::parse("ring:8"));
-  };
   for (const Traffic& t : {model_scatter_binomial(8, N, 1, 0), model_gather_binomial(8, N, 1, 0)}) {
-    CHECK(on_ring(t).link_critical_B == 7 * part);
-    CHECK(on_ring(t).hop_B == 28 * part);
+    CHECK(on_ring_of_8(t).link_critical_B == 7 * part);
+    CHECK(on_ring_of_8(t).hop_B == 28 * part);
   }
   for (const Traffic& t : {model_scatter_bine(8, N, 1, 0), model_gather_bine(8, N, 1, 0)}) {
-    CHECK(on_ring(t).link_critical_B == 7 * part);
-    CHECK(on_ring(t).hop_B == 20 * part);
+    CHECK(on_ring_of_8(t).link_critical_B == 7 * part);
+    CHECK(on_ring_of_8(t).hop_B == 20 * part);
   }
+}
+
+// All-gather on the same ring of 8, in parts of N/8 (docs/algorithms.md,
+// "Bine all-gather, reduce-scatter and all-to-all"):
+//   recursive doubling  partners at 1, 2, 4 hops, messages of 1, 2, 4 parts:
+//                       busiest link 1 | 4 (0->2 and 1->3 cross 1->2) | 16
+//                       (all eight go the positive way, 4 hops): 21; hops
+//                       8 + 32 + 128 = 168.
+//   bine                partners at 3, 1, 1 hops: 2 (0->3 and 2->5 cross
+//                       2->3) | 2 | 4: 8; hops 24 + 16 + 32 = 72.
+//   reduce-scatter bine the all-gather backwards: the same figures.
+TEST_CASE("a ring of 8 nodes: recursive doubling and Bine all-gather, by hand") {
+  const size_t N = 1024, part = N / 8;
+  CHECK(on_ring_of_8(model_allgather_recursive_doubling(8, N, 1, 0)).link_critical_B == 21 * part);
+  CHECK(on_ring_of_8(model_allgather_recursive_doubling(8, N, 1, 0)).hop_B == 168 * part);
+  for (const Traffic& t :
+       {model_allgather_bine(8, N, 1, 0), model_reduce_scatter_bine(8, N, 1, 0)}) {
+    CHECK(on_ring_of_8(t).link_critical_B == 8 * part);
+    CHECK(on_ring_of_8(t).hop_B == 72 * part);
+  }
+}
+
+// All-to-all on the same ring, in blocks of N/8:
+//   pairwise  step s: r -> r+s, s hops (4: the positive way; 5 to 7: 3 to 1
+//             hops the other way), a block each: busiest link 1 + 2 + 3 + 4
+//             + 3 + 2 + 1 = 16; hops 8 x 16 = 128.
+//   bine      4 blocks a step to partners 1, 1 and 3 hops away: 4 | 4 | 8
+//             (0->3 and 2->5 cross 2->3): 16; hops 8 x 4 x 5 = 160. Fewer
+//             steps, more bytes: Bine's all-to-all is for small blocks.
+TEST_CASE("a ring of 8 nodes: pairwise and Bine all-to-all, by hand") {
+  const size_t N = 1024, part = N / 8;
+  CHECK(on_ring_of_8(model_alltoall_pairwise(8, N, 1, 0)).link_critical_B == 16 * part);
+  CHECK(on_ring_of_8(model_alltoall_pairwise(8, N, 1, 0)).hop_B == 128 * part);
+  CHECK(on_ring_of_8(model_alltoall_bine(8, N, 1, 0)).link_critical_B == 16 * part);
+  CHECK(on_ring_of_8(model_alltoall_bine(8, N, 1, 0)).hop_B == 160 * part);
 }

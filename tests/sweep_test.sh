@@ -59,7 +59,14 @@ OUT=$TMP/fresh FRESH=1 PROGRAMS=bcast PS=2 sweep && rc=0 || rc=$?
 [ $rc = 0 ] && [ ! -e "$TMP/fresh/marker" ] && grep -q '	ok	' "$TMP/fresh/cells.tsv" \
   && ok "FRESH=1: measured anew, the folder replaced" || fail "FRESH=1 (exit $rc)"
 
-for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh" "SIZES=1GB" "ITERS=lots"; do
+# A cell that runs past CELL_TIMEOUT (a library that hangs): stopped,
+# recorded as failed with why, and the sweep goes on (the test's own cell:
+# a sweep of 2000 calls of 16 MiB does not end in 1 s).
+OUT=$TMP/slow CELL_TIMEOUT=1 PROGRAMS=allreduce_ring PS=2 SIZES=16M ITERS=2000 sweep && rc=0 || rc=$?
+[ $rc = 1 ] && grep -q '	failed	[0-9]*s	exit 12[47]: stopped after CELL_TIMEOUT=1 s$' "$TMP/slow/cells.tsv" \
+  && ok "a cell past CELL_TIMEOUT: stopped, failed with why, exit 1" || fail "CELL_TIMEOUT (exit $rc)"
+
+for bad in "PS=two" "PROGRAMS=allreduce_nothing" "LAUNCH=ssh" "SIZES=1GB" "ITERS=lots" "CELL_TIMEOUT=0"; do
   env "$bad" OUT="$TMP/bad" bash "$SRC/bench/sweep.sh" >"$TMP/log" 2>&1 && rc=0 || rc=$?
   [ $rc = 2 ] && [ ! -e "$TMP/bad" ] && grep -q "^error: ${bad%%=*}" "$TMP/log" \
     && ok "bad setting $bad: exit 2 before launching anything" || fail "bad setting $bad (exit $rc)"
