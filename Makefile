@@ -2,7 +2,7 @@
 # install what is missing, build, and run. `make bench` is both sweeps: the
 # collectives (results/mine) and the parameter server (results/mine_ps).
 # `make test` is the tests that say in minutes whether the code works; `make
-# check` is every test (what CI runs: make test, then make check-slow): those, and every P in process, the
+# check` is every test (what CI runs: make test, then make check-slow): those, and every shape of P in process, the
 # sanitizer build, fuzzing, the emulated GPU and the Slurm cluster.
 # MPI=mpich: against Debian's MPICH (mpicxx.mpich, mpiexec.mpich) into
 # build-mpich/, beside the Open MPI build, whose mpirun stays the default.

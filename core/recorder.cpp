@@ -130,10 +130,12 @@ Traffic Recorder::counts_of(const std::vector<TraceEntry>& trace, int P, const N
 
 namespace {
 
-std::vector<TraceEntry> gather_sorted(Transport& transport, const std::vector<TraceEntry>& mine) {
+std::vector<TraceEntry> gather_sorted(Transport& transport, const std::vector<TraceEntry>& mine,
+                                      bool keep) {
+  const auto gathered = gather_records(transport, mine);
   std::vector<TraceEntry> all;
-  for (const auto& theirs : gather_records(transport, mine))
-    all.insert(all.end(), theirs.begin(), theirs.end());
+  if (!keep) return all;
+  for (const auto& theirs : gathered) all.insert(all.end(), theirs.begin(), theirs.end());
   std::stable_sort(all.begin(), all.end(), [](const TraceEntry& a, const TraceEntry& b) {
     return a.step != b.step ? a.step < b.step : a.from < b.from;
   });
@@ -142,12 +144,12 @@ std::vector<TraceEntry> gather_sorted(Transport& transport, const std::vector<Tr
 
 }  // namespace
 
-std::vector<TraceEntry> Recorder::gather_trace(Transport& transport) const {
-  return gather_sorted(transport, trace_);
+std::vector<TraceEntry> Recorder::gather_trace(Transport& transport, bool keep) const {
+  return gather_sorted(transport, trace_, keep);
 }
 
-std::vector<TraceEntry> Recorder::gather_arrivals(Transport& transport) const {
-  return gather_sorted(transport, arrivals_);
+std::vector<TraceEntry> Recorder::gather_arrivals(Transport& transport, bool keep) const {
+  return gather_sorted(transport, arrivals_, keep);
 }
 
 // Each rank's snapshots travel as two records: what each is (its step and

@@ -89,8 +89,11 @@ class Recorder {
   // The same, with the trace already gathered (--show prints it too).
   Traffic gather_counts(Transport& transport, const Nodes& nodes,
                         const std::vector<TraceEntry>& trace) const;
-  std::vector<TraceEntry> gather_trace(Transport& transport) const;     // by step, then sender
-  std::vector<TraceEntry> gather_arrivals(Transport& transport) const;  // the same order
+  // By step, then sender. `keep` false: take part in the collective, and
+  // return nothing (sorting every rank's messages on each of P ranks costs
+  // P times what the one rank that reads them needs: the in-process runs).
+  std::vector<TraceEntry> gather_trace(Transport& transport, bool keep = true) const;
+  std::vector<TraceEntry> gather_arrivals(Transport& transport, bool keep = true) const;
   // Every count from a gathered trace alone, the receivers' bytes included:
   // for messages a rank only saw leave (the library's, core/library_monitor.hpp).
   static Traffic counts_of(const std::vector<TraceEntry>& trace, int P, const Nodes& nodes);

@@ -100,11 +100,13 @@ void run_rank(Transport& threads, const Shared& w) {
     throw;
   }
   if (run.trace) recorder.snapshot(mem);
-  const std::vector<TraceEntry> sent = recorder.gather_trace(comm.transport());
-  const std::vector<TraceEntry> arrived = recorder.gather_arrivals(comm.transport());
+  // Collective: every rank takes part; rank 0 keeps what is gathered.
+  const bool keeper = me == 0;
+  const std::vector<TraceEntry> sent = recorder.gather_trace(comm.transport(), keeper);
+  const std::vector<TraceEntry> arrived = recorder.gather_arrivals(comm.transport(), keeper);
   const Traffic t = recorder.gather_counts(comm.transport(), w.nodes, sent);
   InProcessResult& result = w.result;
-  if (me == 0) result.counted = t, result.sent = sent, result.arrived = arrived;
+  if (keeper) result.counted = t, result.sent = sent, result.arrived = arrived;
   result.snapshots[me] = recorder.snapshots();
   result.outputs[me] = values_of(out);
   if (peers)

@@ -1,8 +1,10 @@
 // Every algorithm of every operation, with its ranks as threads of one process
-// (core/thread_transport.hpp), as Gloo tests its own: P = 1 .. 64 and a few
-// larger, over the awkward counts (0, 1, P-1, P+1 and a prime above 10^5),
+// (core/thread_transport.hpp), as Gloo tests its own: P = 1 .. 17, 31 .. 33
+// and a P of every other shape to 128, over the awkward counts (0, 1, P-1,
+// P+1 and a prime above 10^5),
 // every dtype and op, in and out of place, at the roots that matter (0, P/2,
-// P-1); make test runs the P that tell most in seconds (process_counts).
+// P-1); make test runs the P that tell most in seconds, make check the
+// rest of every shape to P = 128 (process_counts).
 // Each run checks every rank's result exactly, and the traffic counted
 // by the transport against the algorithm's model. A schedule that deadlocks
 // fails naming the rank and what it waited for. ctest label: inprocess.
@@ -12,6 +14,10 @@
 #include <fmt/ranges.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+#include <tuple>
 
 #include "analysis/rows.hpp"
 
@@ -56,15 +62,47 @@ std::string check(ThreadWorld& world, const Run& run) {
   return run_in_process(world, run).verdict(run.algo.model(run.shape()));
 }
 
-// Every P up to 64 and two beyond (make check), or those that tell a
-// developer in seconds whether a schedule works (make test): every P to 17,
-// and each side of 32, where powers of two, odd and even P, P dividing the
-// counts or not, and the fold of the ranks past a power of two all occur.
-std::vector<int> process_counts(bool every) {
-  std::vector<int> Ps;
-  for (int P = 1; P <= (every ? 64 : 17); ++P) Ps.push_back(P);
-  for (int P : every ? std::vector<int>{100, 128} : std::vector<int>{31, 32, 33}) Ps.push_back(P);
-  return Ps;
+// What a schedule branches on in P: a power of two, one past it (the fold
+// of one rank), one short of the next (every bit set: the trees' last
+// subtree whole), or else; odd or even (the double binary tree, the pairs
+// of a fold); a multiple of 3 (nodes of 3 ranks end full); the ranks past
+// the power of two half of it or more (folds that take every other rank);
+// and how deep the butterflies and trees go (log2 P: Swing's distances
+// wrap round at depth 3 and more).
+struct Shape {
+  int depth;
+  std::string bits;  // "power of two", "one past", "one short", "other"
+  bool odd, thirds, upper_half;
+};
+Shape shape_of(int P) {
+  int depth = 0;
+  while ((2 << depth) <= P) ++depth;
+  const int p2 = 1 << depth, extra = P - p2;
+  const std::string bits = extra == 0        ? "power of two"
+                           : extra == 1      ? "one past"
+                           : extra == p2 - 1 ? "one short"
+                                             : "other";
+  return {depth, bits, P % 2 == 1, P % 3 == 0, extra > 0 && extra >= p2 / 2};
+}
+
+// make test: every P to 17, and each side of 32 (a few seconds an
+// operation). make check ([every-P]) adds what those lack of every shape up
+// to P = 128: each mix of the bits, parity, thirds and upper half (18, 21,
+// 27), and at each depth from 5 to 7 a power of two, one past, one short and
+// another (48, 63, 64, 65, 100, 127, 128). A test below holds the two lists
+// to every shape of P = 1 .. 128. COMMLAB_INPROCESS_PS=3,4,... runs those
+// instead (the sanitizer build runs a few: tests/sanitize_test.sh).
+const std::vector<int> kQuickPs = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                   11, 12, 13, 14, 15, 16, 17, 31, 32, 33};
+const std::vector<int> kDeeperPs = {18, 21, 27, 48, 63, 64, 65, 100, 127, 128};
+const std::vector<int> kDirectPs = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
+std::vector<int> process_counts(const std::vector<int>& Ps) {
+  const char* only = std::getenv("COMMLAB_INPROCESS_PS");
+  if (!only) return Ps;
+  std::vector<int> asked;
+  std::stringstream in(only);
+  for (std::string P; std::getline(in, P, ',');) asked.push_back(std::stoi(P));
+  return asked;
 }
 
 // The runs for one algorithm at one P, in and out of place where the
@@ -138,15 +176,33 @@ void check_operation(const std::string& name, const std::vector<int>& Ps, bool d
 
 }  // namespace
 
+// The two lists meet every shape of P = 1 .. 128: each mix of bits, parity,
+// thirds and upper half, and each kind of bits at every depth. A list
+// edited to save time cannot drop a shape unseen.
+TEST_CASE("in-process: the P tested meet every shape of P up to 128") {
+  auto mix = [](const Shape& s) { return std::tuple(s.bits, s.odd, s.thirds, s.upper_half); };
+  auto deep = [](const Shape& s) { return std::pair(s.depth, s.bits); };
+  std::set<decltype(mix(shape_of(1)))> mixes;
+  std::set<std::pair<int, std::string>> depths;
+  for (const auto* list : {&kQuickPs, &kDeeperPs})
+    for (int P : *list) mixes.insert(mix(shape_of(P))), depths.insert(deep(shape_of(P)));
+  for (int P = 1; P <= 128; ++P) {
+    const Shape s = shape_of(P);
+    INFO("P = " << P << ": " << s.bits << ", depth " << s.depth);
+    CHECK(mixes.count(mix(s)) == 1);
+    CHECK(depths.count(deep(s)) == 1);
+  }
+}
+
 // Every operation of the one list, a test case each, at the quick P and at
-// every P ([every-P]: ctest label check, make check).
-#define COMMLAB_OPERATION(name)                                                      \
-  TEST_CASE("in-process: " #name) { check_operation(#name, process_counts(false)); } \
-  TEST_CASE("in-process, every P: " #name, "[every-P]") {                            \
-    check_operation(#name, process_counts(true));                                    \
-  }                                                                                  \
-  TEST_CASE("in-process, direct transport: " #name) {                                \
-    check_operation(#name, {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}, true);                  \
+// the rest of every shape ([every-P]: ctest label check, make check).
+#define COMMLAB_OPERATION(name)                                                         \
+  TEST_CASE("in-process: " #name) { check_operation(#name, process_counts(kQuickPs)); } \
+  TEST_CASE("in-process, every shape: " #name, "[every-P]") {                           \
+    check_operation(#name, process_counts(kDeeperPs));                                  \
+  }                                                                                     \
+  TEST_CASE("in-process, direct transport: " #name) {                                   \
+    check_operation(#name, process_counts(kDirectPs), true);                            \
   }
 #include "operations/operations.def"
 #undef COMMLAB_OPERATION

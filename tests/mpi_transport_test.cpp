@@ -1,6 +1,5 @@
 // The counted transport, under mpirun: bytes, messages and steps are counted
 // exactly, and messages larger than INT_MAX bytes arrive whole.
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -9,6 +8,7 @@
 
 #include "core/comm.hpp"
 #include "core/recorder.hpp"
+#include "support/catch_run.hpp"
 
 using namespace commlab;
 
@@ -75,7 +75,7 @@ TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rc = Catch::Session().run(argc, argv);
+  int rc = catch_run(argc, argv);
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
