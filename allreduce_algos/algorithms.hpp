@@ -8,7 +8,7 @@
 namespace commlab {
 
 #define COMMLAB_ALLREDUCE(name) CollectiveAlgorithm allreduce_##name##_algorithm();
-#include "allreduce_algos/algorithms.def"
+#include "algorithms.def"
 #undef COMMLAB_ALLREDUCE
 
 }  // namespace commlab

@@ -28,7 +28,7 @@
 #include <algorithm>
 
 #include "collectives/algorithm.hpp"
-#include "core/time_model.hpp"
+#include "core/comm/time_model.hpp"
 
 namespace commlab {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstddef>
 
-#include "core/time_model.hpp"
+#include "core/comm/time_model.hpp"
 
 namespace commlab {
 

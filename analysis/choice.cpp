@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "core/stats.hpp"
+#include "core/vocabulary/stats.hpp"
 #include "report.hpp"
 #include "table.hpp"
 

@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/distribution.hpp"
-#include "core/numbers.hpp"
-#include "report.hpp"
+#include "core/vocabulary/distribution.hpp"
+#include "core/vocabulary/numbers.hpp"
 #include "table.hpp"
 
 namespace commlab {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/stats.hpp"
+#include "core/vocabulary/stats.hpp"
 
 namespace commlab {
 

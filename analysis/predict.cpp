@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <limits>
 
-#include "core/errors.hpp"
-#include "core/options.hpp"
-#include "core/topology.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/topology.hpp"
+#include "harness/options.hpp"
 #include "links.hpp"
 #include "operations/predicted.hpp"
 #include "output.hpp"
@@ -36,7 +36,7 @@ struct Settings {
   // and a step's bytes are every rank's moved in it (time-model.md).
   bool shared_gpu = false;
   // Behind the ports: the switch (none), or a ring or torus of nodes whose
-  // busiest link is charged (core/topology.hpp).
+  // busiest link is charged (core/comm/topology.hpp).
   std::optional<Topology> topology;
   LinkModel link;
   std::vector<const CollectiveAlgorithm*> algorithms;

@@ -363,15 +363,6 @@ std::vector<double> regressors(const Measurement& m) {
           double(m.model_reduced_max_B.value_or(0))};
 }
 
-std::string human_bytes(uint64_t b) {
-  if (b >= (1ull << 50) && b % (1ull << 50) == 0) return fmt::format("{} PiB", b >> 50);
-  if (b >= (1ull << 40) && b % (1ull << 40) == 0) return fmt::format("{} TiB", b >> 40);
-  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{} GiB", b >> 30);
-  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{} MiB", b >> 20);
-  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{} KiB", b >> 10);
-  return fmt::format("{} B", b);
-}
-
 std::string percent(double share) { return fmt::format("{:.3g}%", share * 100); }
 
 Machine read_machine(const std::string& folder) {

@@ -11,6 +11,7 @@
 #include "distributions.hpp"
 #include "fit.hpp"
 #include "rows.hpp"
+#include "table.hpp"  // human_bytes, for the report's users
 
 namespace commlab {
 
@@ -69,8 +70,6 @@ std::string auto_against_library(const std::vector<Measurement>& rows);
 // rows hold any (bench/mpi_tuning.sh); "" otherwise.
 std::string open_mpi_sections(const std::vector<Measurement>& rows);
 
-// "4 B", "16 KiB", "64 MiB".
-std::string human_bytes(uint64_t bytes);
 // A share as the prose writes it: 0.2 is "20%", 0.125 "12.5%".
 std::string percent(double share);
 

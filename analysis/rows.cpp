@@ -10,7 +10,7 @@
 #include <tuple>
 #include <utility>
 
-#include "core/usage_error.hpp"
+#include "core/vocabulary/usage_error.hpp"
 
 // clang-format off
 #include <limits>  // before csv.h, which uses std::numeric_limits without including it
@@ -18,8 +18,8 @@
 // clang-format on
 #include <fmt/format.h>
 
-#include "core/columns.hpp"
-#include "core/numbers.hpp"
+#include "core/vocabulary/columns.hpp"
+#include "core/vocabulary/numbers.hpp"
 
 namespace commlab {
 

@@ -1,5 +1,5 @@
 // The rows of a results folder, read back from the programs' CSV (the schema
-// in core/results.cpp) with the fccp parser, or from their JSON Lines with
+// in harness/results.cpp) with the fccp parser, or from their JSON Lines with
 // nlohmann's.
 #pragma once
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/outcome.hpp"
-#include "core/types.hpp"
+#include "core/vocabulary/outcome.hpp"
+#include "core/vocabulary/types.hpp"
 
 namespace commlab {
 

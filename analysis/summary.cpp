@@ -16,7 +16,7 @@
 #include <set>
 #include <tuple>
 
-#include "core/stats.hpp"
+#include "core/vocabulary/stats.hpp"
 #include "fit.hpp"
 #include "report.hpp"
 #include "table.hpp"

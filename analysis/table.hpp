@@ -6,6 +6,7 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,5 +59,15 @@ class MarkdownTable {
   size_t columns_ = 0, rows_ = 0;
   std::string text_;
 };
+
+// "4 B", "16 KiB", "64 MiB": a size as the tables give it.
+inline std::string human_bytes(uint64_t b) {
+  if (b >= (1ull << 50) && b % (1ull << 50) == 0) return fmt::format("{} PiB", b >> 50);
+  if (b >= (1ull << 40) && b % (1ull << 40) == 0) return fmt::format("{} TiB", b >> 40);
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{} GiB", b >> 30);
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
 
 }  // namespace commlab

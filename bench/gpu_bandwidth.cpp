@@ -8,10 +8,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "core/device.hpp"
-#include "core/errors.hpp"
-#include "core/options.hpp"
-#include "core/results.hpp"
+#include "core/comm/errors.hpp"
+#include "core/device/device.hpp"
+#include "harness/options.hpp"
+#include "harness/results.hpp"
 
 int main(int argc, char** argv) {
   using namespace commlab;

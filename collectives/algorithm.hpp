@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/memory.hpp"
-#include "core/nodes.hpp"
-#include "core/partition.hpp"
-#include "core/reduce.hpp"
-#include "core/traffic.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/nodes.hpp"
+#include "core/comm/traffic.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/reduce.hpp"
+#include "core/vocabulary/partition.hpp"
 
 namespace commlab {
 
@@ -84,7 +84,7 @@ struct CollectiveAlgorithm {
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;
-  // The same on a network of nodes (core/topology.hpp), the busiest link's
+  // The same on a network of nodes (core/comm/topology.hpp), the busiest link's
   // bytes step by step for the port's; null where there is none yet.
   ScaledTraffic (*on_network)(int P, double N_bytes, int ranks_per_node,
                               const Topology& network) = nullptr;
@@ -154,6 +154,8 @@ struct PowerOfTwoFold {
 // An all-reduce's one buffer: `out`, holding this rank's input (copied there
 // unless in place), reduced over every rank once the algorithm is done.
 char* allreduce_buffer(const CollectiveJob& job);
+// sendrecv's partner of rank r: pairs (0,1), (2,3), ...; -1 for an odd last rank.
+int sendrecv_peer(int P, int r);
 
 // Binomial trees over ranks relative to the root (v = 0 is the root), shared
 // by bcast, reduce, scatter and gather: ceil(log2 P) rounds.

@@ -70,7 +70,4 @@ void tally_bcast_binomial(Tally& t, int P, size_t count, size_t esize, int root,
 void tally_bcast_bine(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
 void tally_reduce_bine(Tally& t, int P, size_t count, size_t esize, int root, int first_step);
 
-// sendrecv's partner of rank r: pairs (0,1), (2,3), ...; -1 for an odd last rank.
-int sendrecv_peer(int P, int r);
-
 }  // namespace commlab

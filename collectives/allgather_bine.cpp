@@ -28,8 +28,8 @@
 // the whole result back to rank 2i. Two steps, and the folded parts and N
 // for each pair, more than a power of two. With count < P some parts are
 // empty and travel as zero-byte messages.
-#include "collectives/algorithms.hpp"
-#include "collectives/butterfly.hpp"
+#include "algorithms.hpp"
+#include "butterfly.hpp"
 
 namespace commlab {
 

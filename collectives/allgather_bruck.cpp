@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

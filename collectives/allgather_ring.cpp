@@ -5,7 +5,7 @@
 //
 // P-1 steps; every rank sends N minus one part and receives N minus its own:
 // the bandwidth-optimal all-gather, and the second half of the ring all-reduce.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -36,8 +36,8 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/algorithms.hpp"
-#include "collectives/butterfly.hpp"
+#include "algorithms.hpp"
+#include "butterfly.hpp"
 
 namespace commlab {
 

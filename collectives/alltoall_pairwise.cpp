@@ -9,7 +9,7 @@
 // P-1 steps; every rank sends N minus its own block.
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -6,7 +6,7 @@
 //
 // After round k a rank has heard, directly or through others, from the 2^(k+1)-1
 // ranks before it; after the last round, from everyone. ceil(log2 P) steps.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

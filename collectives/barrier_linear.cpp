@@ -5,7 +5,7 @@
 //   steps P-1 .. 2P-3: the root sends an empty message to rank root+k+1
 //
 // 2(P-1) steps, all through the root.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -33,8 +33,8 @@
 //
 // The binomial tree's bytes, messages and ceil(log2 P) steps, along shorter
 // paths round a ring or torus of nodes.
-#include "collectives/algorithms.hpp"
-#include "collectives/bine.hpp"
+#include "algorithms.hpp"
+#include "bine.hpp"
 
 namespace commlab {
 

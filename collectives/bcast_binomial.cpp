@@ -5,7 +5,7 @@
 //
 // The ranks holding the data double every round: ceil(log2 P) rounds instead
 // of P-1. The root sends in every round; every other rank receives once.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -4,7 +4,7 @@
 //   step k-1 (k = 1 .. P-1): the root sends the buffer to rank root+k
 //
 // P-1 steps, and the root's link carries (P-1)N while every other link idles.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

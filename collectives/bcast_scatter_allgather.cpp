@@ -6,7 +6,7 @@
 //
 //   steps 0 .. L-1        binomial scatter (scatter_binomial.cpp), L = ceil(log2 P)
 //   steps L .. L+P-2      ring all-gather (allgather_ring.cpp), in place
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

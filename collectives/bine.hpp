@@ -48,7 +48,7 @@
 #pragma once
 #include <vector>
 
-#include "core/partition.hpp"
+#include "core/vocabulary/partition.hpp"
 
 namespace commlab {
 

@@ -11,7 +11,7 @@
 //   fold in       -> 1      -> 3
 //   virtual            0         1    2    3
 //   fold out      <- 1      <- 3
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

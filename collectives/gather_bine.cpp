@@ -16,8 +16,8 @@
 // gather's steps and bytes, the root receiving half of everything last; on
 // a ring of 8 nodes 2.5N of hop-bytes against the binomial's 3.5N. For P <
 // 2^L and count < P, as scatter_bine.
-#include "collectives/algorithms.hpp"
-#include "collectives/bine.hpp"
+#include "algorithms.hpp"
+#include "bine.hpp"
 
 namespace commlab {
 

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -1,4 +1,4 @@
-// What the algorithms share about parts: an all-reduce's one buffer,
+// What the algorithms share about parts: sendrecv's pairs, an all-reduce's one buffer,
 // binomial rounds, a rank's lowest bit (its parent and subtree), parts
 // counted from a rank, a rotated copy.
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include "algorithm.hpp"
 
 namespace commlab {
+
+int sendrecv_peer(int P, int r) { return (r ^ 1) < P ? r ^ 1 : -1; }
 
 char* allreduce_buffer(const CollectiveJob& job) {
   if (!job.in_place()) job.mem.copy(job.out, job.in, job.count * job.esize());

@@ -27,9 +27,9 @@
 // its first step, more far traffic than the binomial reduce.) Partial sums
 // are added in another order than the binomial tree's: every op here is
 // commutative, and the fill patterns are exact in any order
-// (core/pattern.hpp).
-#include "collectives/algorithms.hpp"
-#include "collectives/bine.hpp"
+// (operations/pattern.hpp).
+#include "algorithms.hpp"
+#include "bine.hpp"
 
 namespace commlab {
 

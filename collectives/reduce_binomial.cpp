@@ -9,7 +9,7 @@
 // spread over the tree instead of all landing on the root.
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -6,7 +6,7 @@
 // P-1 steps; the root's link carries (P-1)N and the root does all the adding.
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

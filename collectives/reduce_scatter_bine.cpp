@@ -19,8 +19,8 @@
 // sends rank 2i its part. Two steps, and N and a part for each pair, more
 // than a power of two. With count < P some parts are empty and travel as
 // zero-byte messages.
-#include "collectives/algorithms.hpp"
-#include "collectives/butterfly.hpp"
+#include "algorithms.hpp"
+#include "butterfly.hpp"
 
 namespace commlab {
 

@@ -10,7 +10,7 @@
 // message goes straight to its owner: no chunk waits for the one before it.
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

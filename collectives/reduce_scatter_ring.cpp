@@ -5,7 +5,7 @@
 // in chunk (r-s-2) mod P from rank r-1; after P-1 steps rank r holds chunk r).
 //
 // P-1 steps; every rank sends N minus one chunk, whatever P is.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -26,7 +26,7 @@
 // so every step keeps its shape.
 #include <algorithm>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

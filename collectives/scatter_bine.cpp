@@ -21,8 +21,8 @@
 // over 4 links), the busiest link 7N/8 in both. For P < 2^L the tree drops
 // leaves (bine.hpp); a rank whose part is empty (count < P) still gets its
 // message, of no bytes, as in the binomial scatter.
-#include "collectives/algorithms.hpp"
-#include "collectives/bine.hpp"
+#include "algorithms.hpp"
+#include "bine.hpp"
 
 namespace commlab {
 

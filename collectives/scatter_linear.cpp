@@ -6,7 +6,7 @@
 // P-1 steps, all on the root's link, which carries N minus its own part.
 #include <cstring>
 
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

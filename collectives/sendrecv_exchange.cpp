@@ -4,7 +4,7 @@
 // the last rank sits the run out.
 //
 //   step 0: each rank of a pair sends its buffer to the other
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

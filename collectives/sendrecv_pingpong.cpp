@@ -6,7 +6,7 @@
 //
 // One run is a round trip: the program reports half of it, the one-way latency,
 // and bytes / latency as the bandwidth.
-#include "collectives/algorithms.hpp"
+#include "algorithms.hpp"
 
 namespace commlab {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/device.hpp"
+#include "core/device/device.hpp"
 #include "devices.hpp"
 #include "host.hpp"
 

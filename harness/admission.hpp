@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/nodes.hpp"
+#include "core/comm/nodes.hpp"
 
 namespace commlab {
 

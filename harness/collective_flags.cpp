@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "core/time_model.hpp"
+#include "core/comm/time_model.hpp"
 #include "tuned.hpp"
 
 namespace commlab {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "admission.hpp"
-#include "core/options.hpp"
 #include "operations/operation.hpp"
+#include "options.hpp"
 
 namespace commlab {
 

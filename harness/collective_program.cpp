@@ -9,8 +9,8 @@
 #include <iterator>
 
 #include "collective_flags.hpp"
-#include "core/errors.hpp"
-#include "core/time_model.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/time_model.hpp"
 #include "devices.hpp"
 #include "hand_rows.hpp"
 #include "host.hpp"

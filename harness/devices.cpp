@@ -7,12 +7,13 @@
 #include <cstdlib>
 #include <map>
 
-#include "core/device.hpp"
-#include "core/direct_transport.hpp"
-#include "core/errors.hpp"
-#include "core/reduce.hpp"
-#include "core/transport.hpp"
-#include "core/usage_error.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/transport.hpp"
+#include "core/device/device.hpp"
+#include "core/device/reduce.hpp"
+#include "core/transports/mpi_regions.hpp"
+#include "core/transports/mpi_transport.hpp"
+#include "core/vocabulary/usage_error.hpp"
 #include "host.hpp"
 
 namespace commlab {

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/nccl.hpp"
-#include "core/nodes.hpp"
-#include "core/options.hpp"
-#include "core/transport.hpp"
-#include "core/types.hpp"
+#include "buffer.hpp"
+#include "core/comm/nodes.hpp"
+#include "core/comm/transport.hpp"
+#include "core/device/nccl.hpp"
+#include "core/vocabulary/types.hpp"
+#include "options.hpp"
 
 namespace commlab {
 

@@ -13,8 +13,8 @@
 #include <functional>
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/memory.hpp"
+#include "buffer.hpp"
+#include "core/device/memory.hpp"
 #include "operations/predicted.hpp"
 #include "runner.hpp"
 

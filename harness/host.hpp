@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results.hpp"
+#include "results.hpp"
 
 namespace commlab {
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/transports/make_transport.hpp"
 #include "operations/truth.hpp"
 
 namespace commlab {
@@ -77,7 +78,7 @@ void run_rank(Transport& threads, const Shared& w) {
   const int me = threads.rank();
   Memory mem;
   std::unique_ptr<DirectTransport> peers;
-  if (w.direct) peers = DirectTransport::make(run.signals, threads, *w.regions, mem);
+  if (w.direct) peers = make_signalled(run.signals, threads, *w.regions, mem);
   Transport& transport = w.direct ? static_cast<Transport&>(*peers) : threads;
   Comm comm(transport, mem);
   // Every message, for the ports' bytes; the states only when asked.

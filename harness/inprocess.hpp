@@ -1,5 +1,5 @@
 // One run of a hand-written algorithm with its ranks as threads of one
-// process (core/thread_transport.hpp): every rank's result checked exactly,
+// process (core/transports/thread_transport.hpp): every rank's result checked exactly,
 // the traffic counted. The in-process tests, the lab's grader and lab_check
 // all run algorithms through this one function.
 #pragma once
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/direct_transport.hpp"
-#include "core/recorder.hpp"
-#include "core/thread_transport.hpp"
+#include "buffer.hpp"
+#include "core/comm/recorder.hpp"
+#include "core/transports/direct_transport.hpp"
+#include "core/transports/thread_transport.hpp"
 #include "operations/operation.hpp"
 
 namespace commlab {
@@ -29,7 +29,7 @@ struct InProcessRun {
   Signals signals = Signals::host;  // over direct access: who writes and polls the flags
   Fill fill = Fill::pattern;        // Fill::rank: the known vectors --show prints
   bool trace = false;               // keep each rank's buffer after every step
-  // Over the direct transport (core/direct_transport.hpp): buffers in each
+  // Over the direct transport (core/transports/direct_transport.hpp): buffers in each
   // rank's region, messages read from peers' memory; always for an
   // algorithm that reads peers' memory itself.
   bool direct = false;
@@ -48,7 +48,7 @@ struct Sent {
   bool reduced;      // the receiver reduced it into its buffer
   int chunk = -1;    // counted only: the chunk its step named
   bool seen = true;  // counted: false where it arrived by irecv (or unseen), so reduced is unknown
-  int last = -1;     // counted: a run of chunks, chunk .. last (core/comm.hpp: Step)
+  int last = -1;     // counted: a run of chunks, chunk .. last (core/comm/comm.hpp: Step)
 };
 
 // Where a counted schedule and a model first part, both listed by step, then

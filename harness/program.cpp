@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "core/errors.hpp"
+#include "core/comm/errors.hpp"
 #include "host.hpp"
 
 namespace commlab {

@@ -9,9 +9,10 @@
 #include <string>
 
 #include "admission.hpp"
-#include "core/comm.hpp"
-#include "core/errors.hpp"
-#include "core/nodes.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/nodes.hpp"
+#include "core/transports/make_transport.hpp"
 
 namespace commlab {
 
@@ -44,7 +45,7 @@ int run_program(int argc, char** argv,
                 const std::function<Parse<Settings>(int argc, char** argv, int P, int rank)>& parse,
                 const std::function<int(const Settings&, Comm&, const Nodes&)>& run) {
   start_mpi(&argc, &argv);
-  Comm comm(MPI_COMM_WORLD);
+  Comm comm(MPI_COMM_WORLD, make_transport);
   Parse<Settings> parsed;
   std::string error;
   try {

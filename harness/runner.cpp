@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/distribution.hpp"
-#include "core/errors.hpp"
-#include "core/recorder.hpp"
-#include "core/stats.hpp"
-#include "core/time_model.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/recorder.hpp"
+#include "core/comm/time_model.hpp"
+#include "core/vocabulary/distribution.hpp"
+#include "core/vocabulary/stats.hpp"
 #include "host.hpp"
 #include "show.hpp"
 

@@ -9,18 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/comm.hpp"
-#include "core/device.hpp"
-#include "core/direct_transport.hpp"
-#include "core/library_monitor.hpp"
-#include "core/memory.hpp"
-#include "core/nodes.hpp"
-#include "core/options.hpp"
-#include "core/outcome.hpp"
-#include "core/results.hpp"
+#include "buffer.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/nodes.hpp"
+#include "core/device/device.hpp"
+#include "core/device/memory.hpp"
+#include "core/transports/direct_transport.hpp"
+#include "core/vocabulary/outcome.hpp"
 #include "devices.hpp"
+#include "library_monitor.hpp"
 #include "link_counters.hpp"
+#include "options.hpp"
+#include "results.hpp"
 
 namespace commlab {
 

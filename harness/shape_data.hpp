@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/comm.hpp"
-#include "core/options.hpp"
-#include "core/time_model.hpp"
+#include "buffer.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/time_model.hpp"
 #include "devices.hpp"
 #include "direct_case.hpp"
 #include "operations/truth.hpp"
+#include "options.hpp"
 #include "runner.hpp"
 
 namespace commlab {

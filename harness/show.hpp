@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "core/buffer.hpp"
-#include "core/recorder.hpp"
+#include "buffer.hpp"
+#include "core/comm/recorder.hpp"
 
 namespace commlab {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/options.hpp"
-#include "core/results.hpp"
+#include "options.hpp"
+#include "results.hpp"
 
 namespace commlab {
 

@@ -46,7 +46,7 @@ std::string mpich_container(const TunedCall& call, const std::string& algorithm)
 // What --mpi-algorithm and --mpi-rules ask for, read from argv before
 // MPI_Init and set as Open MPI's MCA variables for the calls `mpi_calls`
 // (an operation's even and uneven forms); and Open MPI's monitoring turned
-// on, so the library rows are counted (core/library_monitor.hpp), unless the
+// on, so the library rows are counted (harness/library_monitor.hpp), unless the
 // environment says otherwise. Input these cannot take is left alone here:
 // the flags are checked again after MPI_Init, where every rank can refuse
 // it together.

@@ -3,7 +3,7 @@
 // MPI_Allgatherv when P does not divide N (MPI_IN_PLACE with --in-place: each
 // rank's part is already where it belongs).
 #include "collectives/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "library_parts.hpp"
 #include "operation.hpp"
 

@@ -2,7 +2,7 @@
 // N elements. Against MPI_Allreduce (MPI_IN_PLACE with --in-place) and
 // ncclAllReduce. The algorithms are in allreduce_algos/, one file each.
 #include "allreduce_algos/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "operation.hpp"
 
 namespace commlab {

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "collectives/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "library_parts.hpp"
 #include "operation.hpp"
 

@@ -1,7 +1,7 @@
 // broadcast(root): every rank ends with the root's buffer of N elements. One
 // buffer per rank, so always "in place". Against MPI_Bcast.
 #include "collectives/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "operation.hpp"
 
 namespace commlab {

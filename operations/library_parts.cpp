@@ -2,7 +2,7 @@
 // v-variants take, and NCCL's scatter and gather made of grouped sends.
 #include "library_parts.hpp"
 
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 
 namespace commlab {
 

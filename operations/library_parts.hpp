@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "collectives/algorithm.hpp"
-#include "core/partition.hpp"
+#include "core/vocabulary/partition.hpp"
 
 namespace commlab {
 

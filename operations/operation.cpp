@@ -2,7 +2,7 @@
 // and tests look them up by name. Only this file includes the list.
 #include "operation.hpp"
 
-#include "core/errors.hpp"
+#include "core/comm/errors.hpp"
 
 namespace commlab {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "collectives/algorithm.hpp"
-#include "core/outcome.hpp"
-#include "core/pattern.hpp"
-#include "core/types.hpp"
+#include "core/vocabulary/outcome.hpp"
+#include "core/vocabulary/types.hpp"
+#include "pattern.hpp"
 
 namespace commlab {
 

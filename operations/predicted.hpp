@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/time_model.hpp"
+#include "core/comm/time_model.hpp"
 #include "operation.hpp"
 
 namespace commlab {

@@ -2,7 +2,7 @@
 // N elements; the other ranks' buffers stay as they were. Against MPI_Reduce
 // (MPI_IN_PLACE at the root with --in-place).
 #include "collectives/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "operation.hpp"
 
 namespace commlab {

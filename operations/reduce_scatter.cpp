@@ -3,7 +3,7 @@
 // MPI_Reduce_scatter when P does not divide N (MPI_IN_PLACE with --in-place:
 // the input is the whole buffer and the result lands at its front).
 #include "collectives/algorithms.hpp"
-#include "core/nccl.hpp"
+#include "core/device/nccl.hpp"
 #include "library_parts.hpp"
 #include "operation.hpp"
 

@@ -61,8 +61,6 @@ class Sendrecv : public Operation {
 
 }  // namespace
 
-int sendrecv_peer(int P, int r) { return (r ^ 1) < P ? r ^ 1 : -1; }
-
 std::unique_ptr<Operation> make_sendrecv() { return std::make_unique<Sendrecv>(); }
 
 }  // namespace commlab

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/direct_transport.hpp"
-#include "core/pattern.hpp"
+#include "core/transports/direct_transport.hpp"
 #include "operation.hpp"
+#include "pattern.hpp"
 
 namespace commlab {
 

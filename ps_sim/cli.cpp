@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "core/errors.hpp"
-#include "core/numbers.hpp"
-#include "core/options.hpp"
+#include "core/comm/errors.hpp"
+#include "core/vocabulary/numbers.hpp"
+#include "harness/options.hpp"
 
 namespace commlab::ps {
 

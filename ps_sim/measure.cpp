@@ -3,7 +3,7 @@
 #include <mpi.h>
 
 #include "allreduce_algos/algorithms.hpp"
-#include "core/recorder.hpp"
+#include "core/comm/recorder.hpp"
 
 namespace commlab::ps {
 

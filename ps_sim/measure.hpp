@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/outcome.hpp"
+#include "core/comm/comm.hpp"
+#include "core/vocabulary/outcome.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/names.hpp"
-#include "core/partition.hpp"
+#include "core/vocabulary/names.hpp"
+#include "core/vocabulary/partition.hpp"
 
 namespace commlab::ps {
 

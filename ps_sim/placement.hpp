@@ -8,7 +8,7 @@
 namespace commlab::ps {
 
 enum class Placement {
-  even,    // contiguous, as equal as possible (core/partition.hpp's split): the default
+  even,    // contiguous, as equal as possible (core/vocabulary/partition.hpp's split): the default
   uneven,  // contiguous, server s gets a share proportional to s + 1
   hashed,  // whole rows (one class's weights and bias: a key) by a hash of the row
 };

@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "cli.hpp"
-#include "core/errors.hpp"
+#include "core/comm/errors.hpp"
 #include "harness/program.hpp"
 #include "measure.hpp"
 #include "report.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "allreduce_algos/algorithms.hpp"
-#include "core/numbers.hpp"
+#include "core/vocabulary/numbers.hpp"
 #include "harness/host.hpp"
 
 namespace commlab::ps {

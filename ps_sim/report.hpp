@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "core/outcome.hpp"
-#include "core/results.hpp"
+#include "core/vocabulary/outcome.hpp"
+#include "harness/results.hpp"
 #include "measure.hpp"
 
 namespace commlab::ps {

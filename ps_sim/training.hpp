@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/recorder.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/recorder.hpp"
 #include "model.hpp"
 #include "placement.hpp"
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "core/names.hpp"
+#include "core/vocabulary/names.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {

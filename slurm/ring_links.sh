@@ -8,7 +8,7 @@
 #
 # Every other node's address is routed through the neighbour on the shorter
 # way round; exactly half way round, through node i+1 (as --topology ring:K
-# routes, core/topology.hpp), the nodes between forwarding. Each ring link
+# routes, core/comm/topology.hpp), the nodes between forwarding. Each ring link
 # is capped at RATE on its sending end, so a link that two
 # routes share gives each a part: hop distance shows as shared bandwidth
 # (this kernel has no netem to add latency): ring_shape.sh shapes them, each

@@ -2,7 +2,7 @@
 # The emulated ring's one routing rule, sourced by ring_links.sh (the routes)
 # and ring_shape.sh (a queue on every link of each route): from node S of
 # NODES to node D the shorter way round, and exactly half way round to higher
-# numbers, as --topology ring:K routes (core/topology.hpp). tests/ring_test.sh
+# numbers, as --topology ring:K routes (core/comm/topology.hpp). tests/ring_test.sh
 # states the rule again on its own, to check the routes the kernel got.
 #
 #   ring_side NODES S D   prints r (leave S towards S+1) or l (towards S-1)

@@ -21,7 +21,7 @@
 #include "analysis/rules.hpp"
 #include "analysis/table.hpp"
 #include "collectives/algorithms.hpp"
-#include "core/results.hpp"
+#include "harness/results.hpp"
 #include "harness/tuned.hpp"
 #include "operations/predicted.hpp"
 
@@ -326,7 +326,7 @@ TEST_CASE("a failed row's note with a quoted comma: every column after it still 
 }
 
 // The report reads the columns the programs write from the one list
-// (core/columns.def), by name: a file of an older version, without the
+// (core/vocabulary/columns.def), by name: a file of an older version, without the
 // columns that came later, still reads; one without a column every version
 // wrote does not; a cell not of its column's kind is refused, used or not.
 TEST_CASE("rows read by name from columns.def: older files, missing columns, kinds") {

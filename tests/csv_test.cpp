@@ -9,8 +9,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/errors.hpp"
-#include "core/results.hpp"
+#include "core/comm/errors.hpp"
+#include "harness/results.hpp"
 
 using namespace commlab;
 

@@ -1,5 +1,5 @@
 // Every algorithm of every operation, with its ranks as threads of one process
-// (core/thread_transport.hpp), as Gloo tests its own: P = 1 .. 17, 31 .. 33
+// (core/transports/thread_transport.hpp), as Gloo tests its own: P = 1 .. 17, 31 .. 33
 // and a P of every other shape to 128, over the awkward counts (0, 1, P-1,
 // P+1 and a prime above 10^5),
 // every dtype and op, in and out of place, at the roots that matter (0, P/2,
@@ -112,7 +112,7 @@ std::vector<int> process_counts(const std::vector<int>& Ps) {
 // that every pair meets many P. Every pair at every P would be 24 times the
 // runs for no schedule more: the dtype and op change the bytes and the
 // reduction, not who sends what to whom. Fill patterns stay exact in
-// bfloat16 only up to P = 85 (core/pattern.hpp): no dtype runs above P = 64.
+// bfloat16 only up to P = 85 (operations/pattern.hpp): no dtype runs above P = 64.
 std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int P) {
   std::vector<bool> places{op.in_place_form == InPlace::always};
   if (op.in_place_form == InPlace::optional) places = {false, true};
@@ -143,7 +143,7 @@ std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int 
 }
 
 // Every algorithm of the operation at each P. Over the direct transport
-// (core/direct_transport.hpp), every buffer lives in the ranks' regions and
+// (core/transports/direct_transport.hpp), every buffer lives in the ranks' regions and
 // every message is read from the sender's memory: the same schedules, the
 // same counts, and the bytes read from peers equal to those received.
 void check_operation(const std::string& name, const std::vector<int>& Ps, bool direct = false) {

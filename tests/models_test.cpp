@@ -6,8 +6,8 @@
 #include "allreduce_algos/algorithms.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/butterfly.hpp"
-#include "core/topology.hpp"
-#include "core/traffic.hpp"
+#include "core/comm/topology.hpp"
+#include "core/comm/traffic.hpp"
 #include "operations/operation.hpp"
 
 using namespace commlab;
@@ -121,7 +121,7 @@ TEST_CASE("replayed all-reduce schedules agree with their closed forms") {
     }
 }
 
-// The bytes through the busiest node's port (core/traffic.hpp), worked by hand
+// The bytes through the busiest node's port (core/comm/traffic.hpp), worked by hand
 // with N = 1200 B.
 TEST_CASE("port-critical bytes: one rank per node, two per node, and one node") {
   const size_t N = 1200;

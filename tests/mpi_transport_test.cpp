@@ -6,14 +6,15 @@
 #include <climits>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/recorder.hpp"
-#include "support/catch_run.hpp"
+#include "core/comm/comm.hpp"
+#include "core/comm/recorder.hpp"
+#include "core/transports/make_transport.hpp"
+#include "tests/support/catch_run.hpp"
 
 using namespace commlab;
 
 TEST_CASE("a ring of sendrecv counts every byte, message and step") {
-  Comm comm(MPI_COMM_WORLD);
+  Comm comm(MPI_COMM_WORLD, make_transport);
   const int P = comm.size(), me = comm.rank();
   std::vector<char> out(100 + me, char(me)), in(100 + (me - 1 + P) % P);
   Recorder counted;
@@ -28,7 +29,7 @@ TEST_CASE("a ring of sendrecv counts every byte, message and step") {
 }
 
 TEST_CASE("zero-byte messages are still messages") {
-  Comm comm(MPI_COMM_WORLD);
+  Comm comm(MPI_COMM_WORLD, make_transport);
   if (comm.size() < 2) return;
   Recorder counted;
   Attached attached(comm, counted);
@@ -41,7 +42,7 @@ TEST_CASE("zero-byte messages are still messages") {
 }
 
 TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {
-  Comm comm(MPI_COMM_WORLD);
+  Comm comm(MPI_COMM_WORLD, make_transport);
   if (comm.size() != 2) return;
   const size_t big = size_t{INT_MAX} + 4097;
   const int me = comm.rank(), peer = 1 - me;

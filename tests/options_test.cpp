@@ -1,11 +1,11 @@
-#include "core/options.hpp"
+#include "harness/options.hpp"
 
 #include <catch2/catch.hpp>
 #include <clocale>
 #include <cmath>
 
-#include "core/errors.hpp"
-#include "core/numbers.hpp"
+#include "core/comm/errors.hpp"
+#include "core/vocabulary/numbers.hpp"
 #include "harness/devices.hpp"
 
 using namespace commlab;

@@ -1,8 +1,8 @@
-#include "core/partition.hpp"
+#include "core/vocabulary/partition.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "core/packs.hpp"
+#include "core/device/packs.hpp"
 
 using commlab::PackSplit;
 using commlab::Partition;

@@ -1,10 +1,10 @@
-#include "core/pattern.hpp"
+#include "operations/pattern.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "core/buffer.hpp"
-#include "core/reduce.hpp"
+#include "core/device/reduce.hpp"
+#include "harness/buffer.hpp"
 
 using namespace commlab;
 

@@ -2,7 +2,7 @@
 # No test's outcome may depend on how fast the machine is. The programs read
 # the time model's figures (alpha, beta, gamma, the overlap) from a probe at
 # start; this runs every program path that decides something from those
-# figures with them moved (COMMLAB_PROBE_SCALE, core/time_model.hpp): alpha
+# figures with them moved (COMMLAB_PROBE_SCALE, core/comm/time_model.hpp): alpha
 # halved, beta doubled, gamma halved and no overlap; then the other way, with
 # full overlap. A path that fails under either compared a result with a
 # choice made from timings instead of fixing it.

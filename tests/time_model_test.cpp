@@ -1,7 +1,7 @@
 // The time model's inputs (Traffic's per-step paths) on hand-worked
 // schedules, the three new all-reduce algorithms' models, and the choices
 // made from them (the segment, auto).
-#include "core/time_model.hpp"
+#include "core/comm/time_model.hpp"
 
 #include <catch2/catch.hpp>
 

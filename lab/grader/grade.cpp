@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/errors.hpp"
+#include "core/comm/errors.hpp"
 #include "harness/host.hpp"
 #include "questions.hpp"
 

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/errors.hpp"
+#include "core/comm/errors.hpp"
 #include "harness/inprocess.hpp"
 
 using namespace commlab;

@@ -14,9 +14,9 @@
 
 #include "analysis/formulas.hpp"
 #include "analysis/rows.hpp"
-#include "core/errors.hpp"
-#include "core/names.hpp"
-#include "core/time_model.hpp"
+#include "core/comm/errors.hpp"
+#include "core/comm/time_model.hpp"
+#include "core/vocabulary/names.hpp"
 #include "harness/inprocess.hpp"
 #include "ps_sim/training.hpp"
 

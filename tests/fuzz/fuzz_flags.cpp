@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/numbers.hpp"
-#include "core/options.hpp"
+#include "core/comm/errors.hpp"
+#include "core/vocabulary/numbers.hpp"
+#include "harness/options.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args{"fuzz"};

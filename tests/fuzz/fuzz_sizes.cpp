@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/numbers.hpp"
-#include "core/options.hpp"
+#include "core/comm/errors.hpp"
+#include "core/vocabulary/numbers.hpp"
+#include "harness/options.hpp"
 
 using namespace commlab;
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "device.hpp"
-#include "reduce.hpp"
+#include "core/device/device.hpp"
+#include "core/device/reduce.hpp"
 
 namespace commlab::gpu {
 

@@ -1,0 +1,59 @@
+#include "pattern.hpp"
+
+#include <algorithm>
+
+#include "core/device/reduce.hpp"
+
+namespace commlab {
+
+int64_t exact_integers(DType t) {
+  switch (t) {
+    case DType::int32:
+      return INT32_MAX;
+    case DType::int64:
+      return INT64_MAX;
+    case DType::float32:
+      return int64_t{1} << 24;
+    case DType::float16:
+      return int64_t{1} << 11;
+    case DType::bfloat16:
+      return int64_t{1} << 8;
+    case DType::float64:
+      break;
+  }
+  return int64_t{1} << 53;
+}
+
+int64_t Pattern::value(int rank, size_t index) const {
+  const int64_t i = static_cast<int64_t>(index), r = rank, p = P;
+  if (fill == Fill::rank) {
+    // 10r + i: the tens say whose, the units where, so that a chunk added into
+    // the wrong place shows in --show. r alone for a product, and where the
+    // sum of P such values would not be exact in the dtype.
+    const bool exact = 10 * (p - 1) + i <= exact_integers(dtype) / std::max<int64_t>(p, 1);
+    return op != Op::prod && exact ? 10 * r + i : r;
+  }
+  if (op == Op::prod) {
+    const int64_t factors = dtype == DType::float16 ? 15 : 20;  // float16 ends at 65504
+    const int64_t k = std::max<int64_t>(2, (p + factors - 1) / factors);
+    return (r + i) % k == 0 ? 2 : 1;
+  }
+  const int64_t m = std::clamp<int64_t>(exact_integers(dtype) / (3 * p), 1, p);
+  return 1 + (r + i) % m + m * (i % 3);
+}
+
+int64_t Pattern::moved(int rank, size_t index) const {
+  if (fill == Fill::rank) return rank;
+  const uint64_t limit = exact_integers(dtype), prime = limit > 8388593 ? 8388593
+                                                        : limit > 2039  ? 2039
+                                                                        : 251;
+  return 1 + static_cast<int64_t>((uint64_t(rank) * 7919 + index) % prime);
+}
+
+int64_t Pattern::reduced(size_t index) const {
+  int64_t acc = value(0, index);
+  for (int r = 1; r < P; ++r) acc = combine(op, acc, value(r, index));
+  return acc;
+}
+
+}  // namespace commlab
