@@ -28,32 +28,45 @@ all: build
 deps:
 	@bash scripts/deps.sh
 
+# A path made one shell word, whatever it holds: in single quotes, each
+# single quote in it closed, escaped and reopened. CMAKE_FLAGS alone is
+# passed as given, by design: it is several flags, which the shell splits.
+quote = '$(subst ','\'',$(1))'
+
 # SITE_SETUP=FILE (docs/slurm.md): sourced before the build, as before every
 # job, so that both see the same MPI (module load, spack load, a venv).
-SETUP = $(if $(SITE_SETUP),. "$(abspath $(SITE_SETUP))" &&,)
+SETUP = $(if $(SITE_SETUP),. $(call quote,$(abspath $(SITE_SETUP))) &&,)
 
 build: deps
-	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS)
+	$(SETUP) cmake -S . -B $(call quote,$(BUILD)) $(CMAKE_FLAGS) && cmake --build $(call quote,$(BUILD)) -j $(JOBS)
 
 # The labs' programs alone (lab 06: a new algorithm rebuilt in seconds).
 lab: deps
-	$(SETUP) cmake -S . -B $(BUILD) $(CMAKE_FLAGS) && cmake --build $(BUILD) -j $(JOBS) --target lab
+	$(SETUP) cmake -S . -B $(call quote,$(BUILD)) $(CMAKE_FLAGS) && cmake --build $(call quote,$(BUILD)) -j $(JOBS) --target lab
 
 # Lab 06: adds allreduce_algos/$(NAME).cpp to the algorithms the build knows,
-# once, among the message-passing ones (lab/06-implement/register.sh).
+# once, among the message-passing ones (lab/06-implement/register.sh). NAME
+# is checked here, before any shell sees it, as register.sh wants it
+# ([a-z_][a-z0-9_]*): its raw text ($(value NAME), so that a $(shell ...) in
+# it is never expanded) must be one word, not start with a digit, and leave
+# nothing once every letter, digit and _ is taken out.
+name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6 7 8 9 _
+without = $(if $(2),$(call without,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+name_ok = $(and $(filter 1,$(words $(value NAME))),$(if $(call without,$(value NAME),$(name_chars)),,ok),$(if $(filter 0% 1% 2% 3% 4% 5% 6% 7% 8% 9%,$(value NAME)),,ok))
 lab-register:
-	bash lab/06-implement/register.sh $(NAME)
+	$(if $(name_ok),,$(error NAME must be a lowercase name (letters, digits and _, not a digit first), as the algorithm's file is named: make lab-register NAME=my_ring))
+	bash lab/06-implement/register.sh $(value NAME)
 
 # The sources as .clang-format writes them (make check's `format` test checks it).
 format: deps
 	git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.cu' '*.h' | xargs clang-format -i
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE check
+	cd $(call quote,$(BUILD)) && ctest --output-on-failure -j $(JOBS) -LE check
 
 # The slow tests alone (labelled check); make check is make test, then these.
 check-slow: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
+	cd $(call quote,$(BUILD)) && ctest --output-on-failure -j $(JOBS) -L check
 
 check: test check-slow
 
@@ -63,13 +76,13 @@ check: test check-slow
 BENCH_OUT ?= results/mine
 PS_OUT ?= results/mine_ps
 bench: build
-	FRESH=1 OUT=$(BENCH_OUT) bash bench/sweep.sh
-	OUT=$(PS_OUT) bash bench/ps_sweep.sh
+	FRESH=1 OUT=$(call quote,$(BENCH_OUT)) bash bench/sweep.sh
+	OUT=$(call quote,$(PS_OUT)) bash bench/ps_sweep.sh
 
 ps-bench: build
 	bash bench/ps_sweep.sh
 
-# -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/local_auto).
+# -a auto against MPI_Allreduce, three runs at P = 2 and 4 (results/mine_auto).
 auto-bench: build
 	bash bench/auto_bench.sh
 
@@ -78,21 +91,21 @@ auto-bench: build
 # results/mine_ring, or RING_OUT (docs/slurm.md). About 30 minutes.
 RING_OUT ?= results/mine_ring
 ring-bench: build
-	OUT=$(RING_OUT) bash bench/ring_sweep.sh
+	OUT=$(call quote,$(RING_OUT)) bash bench/ring_sweep.sh
 
 # -a auto over direct access (ranks reading each other's memory) against
-# MPI_Allreduce, three runs at P = 2 and 4 (results/local_direct, docs/direct.md).
+# MPI_Allreduce, three runs at P = 2 and 4 (results/mine_direct, docs/direct.md).
 direct-bench: build
-	OUT=results/local_direct SIZES=1K:16M EXTRA="--transport direct" bash bench/auto_bench.sh
+	OUT=results/mine_direct SIZES=1K:16M EXTRA="--transport direct" bash bench/auto_bench.sh
 
-# On a machine with a GPU: the GPU suite into results/gpu.
+# On a machine with a GPU: the GPU suite into results/mine_gpu (RUN=NAME: results/NAME).
 gpu-bench: build
 	bash bench/gpu_sweep.sh
 
 # The fuzz targets (tests/fuzz/), FUZZ_SECONDS each; make test runs them for 20 s.
 FUZZ_SECONDS ?= 600
 fuzz: deps
-	bash tests/fuzz_test.sh . $(BUILD)/fuzz $(FUZZ_SECONDS)
+	bash tests/fuzz_test.sh . $(call quote,$(BUILD)/fuzz) $(call quote,$(FUZZ_SECONDS))
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(call quote,$(BUILD))

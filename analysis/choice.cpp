@@ -92,15 +92,18 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
 }
 
 std::string auto_against_library(const std::vector<Measurement>& rows) {
-  // P, fabric, dtype, op -> size -> run (date) -> auto / MPI_Allreduce, median times
-  std::map<TableKey, std::map<uint64_t, std::map<std::string, std::pair<double, double>>>> runs;
+  // P, fabric, dtype, op -> size -> run (date) -> auto's row, MPI_Allreduce's
+  std::map<
+      TableKey,
+      std::map<uint64_t, std::map<std::string, std::pair<const Measurement*, const Measurement*>>>>
+      runs;
   std::map<TableKey, std::map<uint64_t, std::map<std::string, std::string>>> chose;
   std::map<TableKey, std::map<uint64_t, std::vector<double>>> predicted_us, auto_us;
   for (const Measurement& m : rows) {
     if (!is_allreduce(m) || (m.algorithm != "auto" && m.algorithm != "MPI_Allreduce")) continue;
     const TableKey key{m.P, m.fabric(), m.dtype, m.op};
     auto& pair = runs[key][m.bytes][m.date];
-    (m.algorithm == "auto" ? pair.first : pair.second) = m.t_median_us;
+    (m.algorithm == "auto" ? pair.first : pair.second) = &m;
     if (m.algorithm != "auto") continue;
     chose[key][m.bytes][m.chose] = m.chose;
     auto_us[key][m.bytes].push_back(m.t_median_us);
@@ -108,23 +111,30 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
   }
   std::string s;
   for (const auto& [key, by_size] : runs) {
-    MarkdownTable table(
-        {"N", "auto ran", "model us", "measured us", "auto / MPI_Allreduce, each run", "median"});
+    MarkdownTable table({"N", "auto ran", "model us", "median us",
+                         "auto / MPI_Allreduce (medians), each run", "median"});
     std::string over;
     for (const auto& [bytes, by_run] : by_size) {
       std::vector<double> ratios;
+      std::string each;
+      int noisy = 0;
       for (const auto& [date, t] : by_run)
-        if (t.first > 0 && t.second > 0) ratios.push_back(t.first / t.second);
+        if (t.first && t.second && t.first->t_median_us > 0 && t.second->t_median_us > 0) {
+          ratios.push_back(t.first->t_median_us / t.second->t_median_us);
+          each += (each.empty() ? "" : "; ") + median_ratio(*t.first, *t.second);
+          noisy += t.first->noisy() || t.second->noisy();
+        }
       if (ratios.empty()) continue;
       std::string ran;
       for (const auto& [name, _] : chose.at(key).at(bytes)) ran += (ran.empty() ? "" : ", ") + name;
-      std::string each;
-      for (double r : ratios) each += fmt::format("{}{:.2f}", each.empty() ? "" : " ", r);
       const double mid = median(ratios);
       const auto& model = predicted_us[key][bytes];
-      table.add_row(
-          human_bytes(bytes), ran, model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
-          fmt::format("{:.1f}", median(auto_us[key][bytes])), each, fmt::format("**{:.2f}**", mid));
+      // A figure is bold only where no run it comes from was noisy.
+      table.add_row(human_bytes(bytes), ran,
+                    model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
+                    fmt::format("{:.1f}", median(auto_us[key][bytes])), each,
+                    noisy ? fmt::format("{:.2f} ({} of {} runs noisy)", mid, noisy, ratios.size())
+                          : fmt::format("**{:.2f}**", mid));
       if (mid > 1)
         over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);
     }

@@ -59,13 +59,20 @@ void add(MarkdownTable& table, const Measurement& m, const Iterations& iteration
       m.slowest_rank && m.slowest_share
           ? fmt::format("{} ({:.0f}%)", *m.slowest_rank, *m.slowest_share * 100)
           : "-";
+  // The last to arrive keeps the others waiting but times itself the
+  // shortest: named apart from the slowest, with the arrivals' skew.
+  const std::string late =
+      m.late_rank && m.late_share && m.arrival_skew_us
+          ? fmt::format("{} ({:.0f}%), {:.1f} / {}", *m.late_rank, *m.late_share * 100,
+                        *m.arrival_skew_us, us(m.arrival_skew_p99_us))
+          : "-";
   table.add_row(human_bytes(m.bytes), m.algorithm + over_fabric(m.fabric()),
                 fmt::format("{:.1f}{}{}", m.t_median_us, ci, m.noisy() ? " **noisy**" : ""),
                 us(m.p90_us), us(m.p99_us),
                 it == iterations.end()
                     ? "-"
                     : fmt::format("{} of {}", outliers(it->second), it->second.size()),
-                slowest, m.rank_spread ? fmt::format("{:.0f}%", *m.rank_spread * 100) : "-");
+                slowest, m.rank_spread ? fmt::format("{:.0f}%", *m.rank_spread * 100) : "-", late);
 }
 
 }  // namespace
@@ -85,12 +92,15 @@ std::string distributions(const std::vector<Measurement>& rows, const Iterations
       "iterations), Tukey's outliers (beyond 1.5 interquartile ranges of the quartiles, where "
       "the iterations were written: --times), the rank most often slowest and how often, and "
       "the spread between ranks (the median, over the iterations, of the slowest rank's lead "
-      "over the fastest, as a share of the iteration). **noisy**: the interval spans more than "
+      "over the fastest, as a share of the iteration); and the rank most often last to arrive at "
+      "the call, how often, and the median / p99 in us of the last arrival's lead over the first "
+      "(on rank 0's clock; the last to arrive waits least, so it is seldom the slowest). "
+      "**noisy**: the interval spans more than "
       "30% of the median; such rows are left out of the fit.\n";
   for (const auto& [key, ms] : groups) {
     const auto& [program, fabric, dtype, P] = key;
     MarkdownTable table({"N", "implementation", "median us [95%]", "p90", "p99", "outliers",
-                         "slowest rank", "spread"});
+                         "slowest rank", "spread", "last to arrive, skew us"});
     for (const Measurement* m : ms) add(table, *m, iterations);
     s += fmt::format("\n### {}, P = {} ({}, {})\n\n{}", program, P, fabric, dtype, table.str());
   }

@@ -16,6 +16,8 @@
 #include "core/comm/errors.hpp"
 #include "core/comm/topology.hpp"
 #include "harness/options.hpp"
+#include "harness/results.hpp"
+#include "harness/version.hpp"
 #include "links.hpp"
 #include "operations/predicted.hpp"
 #include "output.hpp"
@@ -49,7 +51,8 @@ struct Row {
   int P;
   double bytes;
   const CollectiveAlgorithm* algorithm;
-  ScaledTraffic figures;
+  ScaledTraffic figures;  // its port_critical_B: the bytes charged (the busiest link's)
+  double port_B;          // the busiest node's port, whatever the network (0 on a shared GPU)
   double t_us;
 };
 
@@ -143,13 +146,22 @@ std::string table(const Settings& s, const std::vector<Row>& rows) {
   return t;
 }
 
-std::string csv_text(const Settings& s, const std::vector<Row>& rows) {
+// Every row names its network: the link, the topology of the nodes, the
+// ranks per node (a figure without them cannot be told from another's).
+// port_critical_B: the busiest node's port; link_critical_B: the busiest
+// link, which is charged (the port's on the switch; a shared GPU's memory).
+std::string csv_rows(const Settings& s, const std::vector<Row>& rows) {
+  const std::string network = s.shared_gpu ? "shared-gpu"
+                              : s.topology ? s.topology->describe()
+                                           : "switch";
   std::string t =
-      "link,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,reduced_max_rank_B,t_us\n";
+      "link,topology,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,link_critical_B,"
+      "reduced_max_rank_B,t_us\n";
   for (const Row& r : rows)
-    t += fmt::format("{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.9g}\n", s.link.name, r.P,
-                     s.ranks_per_node, r.bytes, r.algorithm->name, r.figures.steps,
-                     r.figures.port_critical_B, r.figures.reduced_max_rank_B, r.t_us);
+    t += fmt::format("{},{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.0f},{:.9g}\n",
+                     csv_text(s.link.name), csv_text(network), r.P, s.ranks_per_node, r.bytes,
+                     r.algorithm->name, r.figures.steps, r.port_B, r.figures.port_critical_B,
+                     r.figures.reduced_max_rank_B, r.t_us);
   return t;
 }
 
@@ -243,12 +255,20 @@ std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
 
 void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B,
                 std::vector<Row>& rows) {
+  // The busiest port's bytes a byte of N: the closed form's on the switch,
+  // which is the busiest link's there; none where the ranks share a GPU.
+  std::vector<double> port_per_B;
+  for (size_t i = 0; i < s.algorithms.size(); ++i)
+    port_per_B.push_back(s.shared_gpu ? 0
+                         : s.topology
+                             ? s.algorithms[i]->at_scale(P, 1, s.ranks_per_node).port_critical_B
+                             : per_B[i].port_critical_B);
   for (size_t bytes : s.sizes_B)
     for (size_t i = 0; i < s.algorithms.size(); ++i) {
       const double N = double(bytes);
       const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N,
                             per_B[i].reduced_max_rank_B * N};
-      rows.push_back({P, N, s.algorithms[i], f, time_us(s.link, f)});
+      rows.push_back({P, N, s.algorithms[i], f, port_per_B[i] * N, time_us(s.link, f)});
     }
 }
 
@@ -393,6 +413,7 @@ std::optional<Settings> parse(int argc, char** argv) {
   app.add_flag("--shared-gpu", shared_gpu,
                "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
                "GPU's memory (its copy GB/s); P up to 64");
+  app.set_version_flag("--version", version_text("predict"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -458,7 +479,7 @@ int run(int argc, char** argv) {
   fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n{}", header(*s),
              table(*s, rows), fastest);
   std::fflush(stdout);  // before the CSV, which may go to the same place (--csv /dev/stdout)
-  if (s->csv) s->csv->write(csv_text(*s, rows));
+  if (s->csv) s->csv->write(csv_rows(*s, rows));
   return 0;
 }
 

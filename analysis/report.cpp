@@ -264,10 +264,9 @@ const Measurement* library_for(const std::string& algorithm,
 std::string library_table(const std::map<uint64_t, std::vector<const Measurement*>>& by_size,
                           const std::vector<std::string>& hand, bool with_nccl) {
   auto ratio = [](const Measurement* mine, const Measurement* lib) {
-    return mine && lib && lib->t_avg_us > 0 ? fmt::format("{:.2f}", mine->t_avg_us / lib->t_avg_us)
-                                            : std::string("-");
+    return mine && lib ? median_ratio(*mine, *lib) : std::string("-");
   };
-  std::vector<std::string> headings{"N", "library", "us", "busbw"};
+  std::vector<std::string> headings{"N", "library", "median us", "busbw"};
   if (with_nccl) headings.insert(headings.end(), {"NCCL us", "NCCL busbw"});
   for (const auto& h : hand) {
     headings.push_back(h + " / lib");
@@ -285,10 +284,10 @@ std::string library_table(const std::map<uint64_t, std::vector<const Measurement
         libs.push_back(m);
     if (libs.empty()) continue;
     std::vector<std::string> cells{human_bytes(bytes), libs[0]->algorithm,
-                                   fmt::format("{:.1f}", libs[0]->t_avg_us),
+                                   fmt::format("{:.1f}", libs[0]->t_median_us),
                                    fmt::format("{:.3f}", libs[0]->busbw_GBps)};
     if (with_nccl)
-      cells.insert(cells.end(), {nccl ? fmt::format("{:.1f}", nccl->t_avg_us) : "-",
+      cells.insert(cells.end(), {nccl ? fmt::format("{:.1f}", nccl->t_median_us) : "-",
                                  nccl ? fmt::format("{:.3f}", nccl->busbw_GBps) : "-"});
     for (const auto& h : hand) {
       auto it = std::find_if(ms.begin(), ms.end(),
@@ -312,11 +311,13 @@ std::string against_library(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows)
     tables[{m.program, m.P, m.fabric(), m.dtype, m.op}][m.bytes].push_back(&m);
   std::string s =
-      "Time of each hand-written algorithm over the library call's on the same data in the same "
-      "run (below 1: the hand-written one is faster), both bus bandwidths, and the hand-written "
-      "one's link bandwidth: what its busiest rank sent or received, counted, over the time (GB/s; "
-      "busbw assumes the ring's traffic, link does not). On GPU buffers with one GPU per rank, "
-      "over NCCL's too.";
+      "Median time of each hand-written algorithm over the library call's on the same data in "
+      "the same run (below 1: the hand-written one is faster), with the range the two medians' "
+      "95% intervals allow and **noisy** where either interval spans more than 30% of its "
+      "median; both bus bandwidths, and the hand-written one's link bandwidth: what its busiest "
+      "rank sent or received, counted, over the time (GB/s, from the mean time, as nccl-tests "
+      "defines busbw; busbw assumes the ring's traffic, link does not). On GPU buffers with one "
+      "GPU per rank, over NCCL's too.";
   const bool over_others = std::any_of(tables.begin(), tables.end(), [](const auto& t) {
     return !over_fabric(std::get<2>(t.first)).empty();
   });
@@ -403,8 +404,9 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## Hand-written against the library\n\n{}\n"
       "## The fastest all-reduce at each size, and the time model's pick\n\n{}\n"
       "## -a auto against MPI_Allreduce\n\n"
-      "auto's median time over the library's in the same run; the median of those over "
-      "runs.\n{}{}{}",
+      "auto's median time over the library's in the same run, with the range the two medians' "
+      "95% intervals allow and **noisy** where either row is; the median of those over the runs, "
+      "in bold only where no run was noisy.\n{}{}{}",
       title, on.empty() ? "-" : on, formulas_summary(rows, machine),
       checks(rows) + failed(failed_cells), traffic(rows), timing(rows), against_library(rows),
       fastest_allreduce(rows), auto_against_library(rows), open_mpi_sections(rows),

@@ -18,6 +18,7 @@
 #include <optional>
 #include <sstream>
 
+#include "harness/version.hpp"
 #include "output.hpp"
 #include "report.hpp"
 #include "rules.hpp"
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "usage: report FOLDER [FILE.csv ...]\n"
+    "       report --version\n"
     "       report --check FOLDER [FILE.csv ...]\n"
     "       report --column NAME[,NAME...] FILE.csv\n"
     "       report --rules FILE.csv [FILE.csv ...]\n"
@@ -144,12 +146,24 @@ int write(const fs::path& folder, const std::vector<std::string>& files) {
 }
 
 // --column: tab-separated, so a cell may hold anything but a tab.
+// A file to read rows from: one line naming what was given instead.
+void check_rows_file(const std::string& option, const std::string& file) {
+  if (fs::is_directory(file))
+    throw commlab::ReportError(
+        fmt::format("{} {}: a folder; give its rows.csv ({}/rows.csv)", option, file, file));
+  std::ifstream in(file);
+  if (in && in.peek() == '{')
+    throw commlab::ReportError(fmt::format(
+        "{} {}: JSON Lines; {} reads CSV (give the rows.csv beside it)", option, file, option));
+}
+
 int columns(const std::string& list, const std::string& file) {
   std::vector<std::string> names;
   std::istringstream in(list);
   for (std::string name; std::getline(in, name, ',');) names.push_back(name);
   if (names.empty() || list.back() == ',' || std::count(names.begin(), names.end(), ""))
     throw commlab::ReportError("--column \"" + list + "\": a column name is empty");
+  check_rows_file("--column", file);
   const auto rows = commlab::read_columns(file, names);
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r)
@@ -173,6 +187,7 @@ int main(int argc, char** argv) {
     fmt::print(args.empty() ? stderr : stdout, "{}", kUsage);
     return args.empty() ? 2 : 0;
   }
+  if (args[0] == "--version") return fmt::print("{}\n", commlab::version_text("report")), 0;
   try {
     if (args[0] == "--column") {
       if (args.size() != 3)
@@ -185,6 +200,9 @@ int main(int argc, char** argv) {
         throw commlab::ReportError("--rules FILE.csv [FILE.csv ...]: give the rows");
       std::vector<commlab::Measurement> rows;
       for (size_t i = 1; i < args.size(); ++i) {
+        if (fs::is_directory(args[i]))
+          throw commlab::ReportError(fmt::format(
+              "--rules {}: a folder; give the rows.csv files ({}/rows.csv)", args[i], args[i]));
         auto more = commlab::read_rows(args[i]);
         rows.insert(rows.end(), more.begin(), more.end());
       }
@@ -192,6 +210,7 @@ int main(int argc, char** argv) {
           rows, fmt::format("{}", fmt::join(args.begin() + 1, args.end(), " ")));
       fmt::print("{}", rules.file);
       fmt::print(stderr, "{}", rules.evidence);  // MPICH's: JSON takes no comments
+      fmt::print(stderr, "{}", commlab::one_launch_warning(rows));
       return 0;
     }
     if (args[0] == "--check") {

@@ -141,6 +141,9 @@ Measurement to_measurement(const RowCells& c) {
   m.ci_lo_us = c.number(Col::t_median_ci_lo_us), m.ci_hi_us = c.number(Col::t_median_ci_hi_us);
   m.rank_spread = c.number(Col::rank_spread), m.slowest_share = c.number(Col::slowest_share);
   if (auto r = c.count(Col::slowest_rank)) m.slowest_rank = int(std::min<uint64_t>(*r, m.P - 1));
+  if (auto r = c.count(Col::late_rank)) m.late_rank = int(std::min<uint64_t>(*r, m.P - 1));
+  m.late_share = c.number(Col::late_share), m.arrival_skew_us = c.number(Col::arrival_skew_us);
+  m.arrival_skew_p99_us = c.number(Col::arrival_skew_p99_us);
   m.busy_at_start = c.number(Col::busy_at_start);
   if (auto k = c.count(Col::cores_per_node))
     m.cores_per_node = int(std::min<uint64_t>(*k, 1 << 20));
@@ -279,6 +282,14 @@ std::vector<Measurement> read_rows(const std::string& name, const std::string& t
   std::istringstream in(text);
   if (looks_like_json(in)) return read_json_lines(name, in);
   return read_csv(name, name, text.data(), text.data() + text.size());
+}
+
+std::string median_ratio(const Measurement& a, const Measurement& b) {
+  if (b.t_median_us <= 0) return "-";
+  std::string s = fmt::format("{:.2f}", a.t_median_us / b.t_median_us);
+  if (a.ci_lo_us && a.ci_hi_us && b.ci_lo_us && b.ci_hi_us && *b.ci_lo_us > 0)
+    s += fmt::format(" [{:.2f}, {:.2f}]", *a.ci_lo_us / *b.ci_hi_us, *a.ci_hi_us / *b.ci_lo_us);
+  return s + (a.noisy() || b.noisy() ? " **noisy**" : "");
 }
 
 }  // namespace commlab

@@ -61,6 +61,10 @@ struct Measurement {
   // other work, its cores.
   std::optional<double> p90_us, p99_us, ci_lo_us, ci_hi_us, rank_spread, slowest_share;
   std::optional<int> slowest_rank;
+  // The rank most often last to arrive at a timed call, how often, and the
+  // median and p99 of the last arrival's lead over the first (newer files).
+  std::optional<int> late_rank;
+  std::optional<double> late_share, arrival_skew_us, arrival_skew_p99_us;
   std::optional<double> busy_at_start;
   std::optional<int> cores_per_node;
   std::string taught_formula;
@@ -106,6 +110,12 @@ inline std::string over_fabric(const std::string& fabric) {
   const auto comma = fabric.find(", ");
   return comma == std::string::npos ? "" : " over " + fabric.substr(comma + 2);
 }
+
+// a's median time over b's, as every table that sets two rows side by side
+// gives it: "0.93", then the range the two medians' 95% intervals allow
+// where both have one ("0.93 [0.88, 0.99]"), and " **noisy**" where either
+// row is (Measurement::noisy); "-" where b's median is 0.
+std::string median_ratio(const Measurement& a, const Measurement& b);
 
 // Every row of one file: CSV, or JSON Lines (--json; a file whose first
 // character is '{'). Throws ReportError naming the file and line of

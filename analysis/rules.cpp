@@ -50,8 +50,10 @@ uint64_t boundary_B(uint64_t a, uint64_t b) {
 struct Interval {
   double median_us = INFINITY, lo_us = INFINITY, hi_us = 0;
   bool known = true;
+  std::set<std::string> chose;  // what its launches' counted messages say ran
   void add(const Measurement& m) {
     median_us = std::min(median_us, m.t_median_us);
+    chose.insert(m.chose);
     known = known && m.ci_lo_us && m.ci_hi_us;
     if (known) lo_us = std::min(lo_us, *m.ci_lo_us), hi_us = std::max(hi_us, *m.ci_hi_us);
   }
@@ -78,6 +80,10 @@ std::pair<int, std::string> choose(const TunedCall& call, const Size& size) {
     return {0, fmt::format("{} {}, the default not measured: kept", name, b.text())};
   const Interval& d = def->second;
   const std::string both = fmt::format("{} {} against the default {}", name, b.text(), d.text());
+  // The default already runs it (the two moved the same messages, every
+  // launch): a rule for it would change nothing but the noise.
+  if (d.chose == b.chose && d.chose.size() == 1 && !d.chose.begin()->empty())
+    return {0, both + ": the default already runs " + *d.chose.begin() + ", kept"};
   if (b.known && d.known && b.hi_us < d.lo_us) return {best, both + ": faster beyond the noise"};
   return {0, both + ": not faster beyond the noise, the default kept"};
 }
@@ -132,6 +138,18 @@ Table tabulate(const std::vector<Measurement>& rows, const std::string& source, 
 
 }  // namespace
 
+// What the rules rest on, for the file's head: the P whose rows ran more
+// ranks than their nodes have cores (they took turns, and timed it).
+std::string oversubscribed(const std::vector<Measurement>& rows, MpiLibrary lib) {
+  std::set<int> Ps;
+  for (const Measurement& m : rows)
+    if (library(m, lib).call && m.oversubscribed()) Ps.insert(m.P);
+  if (Ps.empty()) return "";
+  std::string list;
+  for (int P : Ps) list += fmt::format("{}{}", list.empty() ? "" : ", ", P);
+  return "# more ranks than cores at P = " + list + ": those rows took turns on the cores\n";
+}
+
 std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::string& source) {
   const Table table = tabulate(rows, source, MpiLibrary::open_mpi);
   std::string text = fmt::format(
@@ -141,9 +159,10 @@ std::string open_mpi_rules(const std::vector<Measurement>& rows, const std::stri
       "# its median (over every launch) wholly below the default's. A rule starts halfway (on\n"
       "# a log scale) between two sizes where the choice changes. The evidence for each size is\n"
       "# above its P's rules. Each rule: message size in bytes, algorithm, fan-in/out and\n"
-      "# segment size (0: Open MPI's).\n"
-      "{}  # collectives\n",
-      source, table.size());
+      "# segment size (0: Open MPI's). Where the default's counted messages show it already\n"
+      "# runs the fastest forced algorithm, the default is kept.\n"
+      "{}{}  # collectives\n",
+      source, oversubscribed(rows, MpiLibrary::open_mpi), table.size());
   for (const auto& [call, by_P] : table) text += call_rules(*call, by_P);
   return text;
 }
@@ -221,6 +240,17 @@ RulesText mpich_rules(const std::vector<Measurement>& rows, const std::string& s
     intra = by_comm;
   }
   return {tree.dump(1) + "\n", evidence};
+}
+
+std::string one_launch_warning(const std::vector<Measurement>& rows) {
+  std::set<std::pair<std::string, std::string>> launches;  // a program's start: host, date
+  for (const Measurement& m : rows)
+    if (m.impl == Impl::mpi) launches.insert({m.host, m.date});
+  return launches.size() == 1
+             ? "warning: report --rules: every row comes from one launch, so launch-to-launch "
+               "noise can pass for a faster algorithm: give the rows of three launches "
+               "(bench/mpi_tuning.sh, RUNS=3)\n"
+             : "";
 }
 
 RulesText library_rules(const std::vector<Measurement>& rows, const std::string& source) {

@@ -22,6 +22,8 @@ struct RulesText {
   std::string file, evidence;
 };
 RulesText mpich_rules(const std::vector<Measurement>& rows, const std::string& source);
+// One line for stderr where the rows come from a single launch, else "".
+std::string one_launch_warning(const std::vector<Measurement>& rows);
 // The rules of the library the rows ran on (their mpi_version): Open MPI's
 // (evidence in the file) or MPICH's. Throws where the rows mix the two.
 RulesText library_rules(const std::vector<Measurement>& rows, const std::string& source);

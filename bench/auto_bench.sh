@@ -9,7 +9,8 @@
 #   $OUT/report.md       the report over all three runs
 #
 # Settings, from the environment (the sweep's, bench/sweep.sh, for the rest):
-OUT=${OUT:-results/local_auto}
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
+OUT=${OUT:-results/mine_auto}
 PS=${PS:-"2 4"}
 SIZES=${SIZES:-4:64M}
 FACTOR=${FACTOR:-2}

@@ -12,6 +12,7 @@
 #include "core/device/device.hpp"
 #include "harness/options.hpp"
 #include "harness/results.hpp"
+#include "harness/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace commlab;
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, kItersMax))
       ->capture_default_str();
   app.add_option("--csv", csv, "append one row per size to FILE");
+  app.set_version_flag("--version", version_text("gpu_bandwidth"));
   try {
     app.parse(argc, argv);
     auto colon = sizes.find(':');
@@ -55,6 +57,9 @@ int main(int argc, char** argv) {
     }
   } catch (const CLI::CallForHelp&) {
     fmt::print("{}", app.help());
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    fmt::print("{}\n", e.what());
     return 0;
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -2,16 +2,17 @@
 # The GPU suite (`make gpu-bench`), on a machine with a GPU: every program on
 # GPU buffers, hand-written beside MPI (and NCCL where each rank has a GPU of
 # its own), through bench/sweep.sh; then the GPU's copy bandwidth beside the
-# reduction kernel's. Writes results/$RUN (default results/gpu):
+# reduction kernel's. Writes results/$RUN (default results/mine_gpu, which git ignores):
 #   rows.csv, cells/, report.md, *.png   as bench/sweep.sh writes them
 #   bandwidth.csv                        copy vs reduction kernel, per size
 #   machine.md                           with the GPU, driver, CUDA and NCCL
 # Settings as for sweep.sh; these defaults differ: PS="1 2 4" (P=1 is where
 # NCCL runs on a one-GPU machine), SIZES=4:64M, DEVICES=cuda; BW_SIZES, the
 # bandwidth table's sizes (-m), 1M:1G.
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export RUN=${RUN:-gpu}
+export RUN=${RUN:-mine_gpu}
 export OUT=${OUT:-results/$RUN}
 export PS=${PS:-"1 2 4"} SIZES=${SIZES:-4:64M} DEVICES=${DEVICES:-cuda}
 BIN=${BIN:-build/bin}

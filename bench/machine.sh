@@ -1,5 +1,6 @@
 #!/bin/bash
 # Describes the machine a result was measured on, as Markdown, for results/*/machine.md.
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 echo "# Machine"
 echo

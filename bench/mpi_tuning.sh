@@ -17,7 +17,8 @@
 #   $OUT/report.md                     step 4, over the rows listed in $OUT/sources.txt
 #
 # Settings, from the environment (the sweep's, bench/sweep.sh, for the rest):
-OUT=${OUT:-results/mpi_tuning_local}
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
+OUT=${OUT:-results/mine_mpi_tuning}
 PROGRAM=${PROGRAM:-allreduce}
 PS=${PS:-"2 3 4"}
 SIZES=${SIZES:-4K:16M}

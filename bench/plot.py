@@ -32,6 +32,7 @@ except ImportError:  # one line, as bench/settings.sh says it, not a traceback
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from styles import style as algorithm_style  # noqa: E402  (bench/styles.py, beside this script)
 
 def is_allreduce(program):
     """The all-reduce's programs: allreduce, and allreduce_ALGORITHM for each algorithm."""
@@ -71,10 +72,11 @@ def mean_by(points):
 
 
 def style(name):
+    """A hand-written algorithm's colour and marker (styles.py); the libraries in black and grey."""
     if name.startswith("NCCL"):
         return dict(linestyle=":", marker="", color="k")
     if not name.startswith("MPI"):
-        return dict(marker="o")
+        return algorithm_style(name)
     return dict(linestyle="--", marker="", color="0.55" if "Isend" in name else "k")
 
 
@@ -89,7 +91,8 @@ def traffic_vs_P(rows, folder):
     for algo, (formula, T, marker, size) in TAUGHT.items():
         pts = sorted((int(r["P"]), int(r["sent_max_rank_B"]) / N) for r in hand
                      if r["algorithm"] == algo and int(r["bytes"]) == N)
-        line = ax.plot(grid, [T(P) for P in grid], "-", alpha=0.6, label=f"{algo}: taught T = {formula}")
+        line = ax.plot(grid, [T(P) for P in grid], "-", alpha=0.6, color=algorithm_style(algo)["color"],
+                       label=f"{algo}: taught T = {formula}")
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, color=line[0].get_color(), markersize=size,
                 label=f"{algo}: counted, busiest rank sends")
     ax.set(xlabel="processes P", ylabel=f"bytes / N   (N = {N >> 20} MiB)" if N >= 1 << 20 else "bytes / N",
@@ -189,7 +192,7 @@ def fastest_vs_size(rows, folder):
     if not cells:
         return
     names = sorted({r["algorithm"] for rs in cells.values() for r in rs})
-    color = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
+    color = {n: algorithm_style(n)["color"] for n in names}
     Ps = sorted({key[0] for key in cells})
     fig, ax = plt.subplots(figsize=(9, 1.5 + 0.7 * len(Ps)))
     for (P, N, *_), rs in cells.items():
@@ -260,11 +263,10 @@ def links_vs_P(rows, folder):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     for ax, column, what in ((axes[0], "link_critical_B", "busiest link, step by step"),
                              (axes[1], "hop_B", "hop-bytes: bytes x links crossed")):
-        # A marker each as well as a colour: there are more algorithms than colours.
-        for k, algo in enumerate(sorted({r["algorithm"] for r in hand})):
+        for algo in sorted({r["algorithm"] for r in hand}):
             pts = mean_by((int(r["P"]), int(r[column]) / N) for r in hand
                           if r["algorithm"] == algo and int(r["bytes"]) == N)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o^sv<>Dph*XP"[k % 12], label=algo)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=algo, **algorithm_style(algo))
         ax.set(xlabel="processes P (one a node)", ylabel=f"bytes / N   (N = {N >> 20} MiB)" if N >= 1 << 20
                else "bytes / N", title=f"{what}, counted ({network})")
         ax.set_xticks(sorted({int(r["P"]) for r in hand}))

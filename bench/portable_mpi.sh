@@ -6,6 +6,7 @@
 # commlab's programs built here run there against it (with the two libraries
 # of theirs that are not MPI's: fmt, and ALGLIB for the report's fit).
 # Nothing is installed here.
+source "$(dirname "$0")/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
 dir=${1:?usage: portable_mpi.sh DIR}
 packages=(openmpi-bin libopenmpi3 openmpi-common libfmt9 libevent-core-2.1-7

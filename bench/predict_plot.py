@@ -20,9 +20,10 @@ except ImportError:  # one line, as bench/settings.sh says it, not a traceback
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from styles import style as algorithm_style  # noqa: E402  (bench/styles.py, beside this script)
 
 
-COLUMNS = {"link", "P", "ranks_per_node", "bytes", "algorithm", "t_us"}
+COLUMNS = {"link", "topology", "P", "ranks_per_node", "bytes", "algorithm", "t_us"}
 
 
 def read(path):
@@ -43,7 +44,7 @@ def main(path, out):
     if not rows:
         sys.exit(f"error: {path}: no predictions at P > 1 to draw")
     names = list(dict.fromkeys(r["algorithm"] for r in rows))
-    color = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
+    color = {n: algorithm_style(n)["color"] for n in names}
     t = defaultdict(dict)  # (P, bytes) -> algorithm -> us
     for r in rows:
         t[(int(r["P"]), float(r["bytes"]))][r["algorithm"]] = float(r["t_us"])
@@ -52,20 +53,23 @@ def main(path, out):
     for P, style in ((Ps[0], "--"), (Ps[-1], "-")):
         for n in names:
             pts = sorted((N, a[n]) for (p, N), a in t.items() if p == P)
-            left.plot([N for N, _ in pts], [us for _, us in pts], style, color=color[n], label=f"{n}, P = {P}")
+            left.plot([N for N, _ in pts], [us for _, us in pts], style, label=f"{n}, P = {P}", markersize=3,
+                      **algorithm_style(n))
     left.set(xscale="log", yscale="log", xlabel="N (bytes)", ylabel="predicted time (us)")
     left.legend(fontsize=8)
     left.grid(alpha=0.3)
     for (P, N), a in t.items():
-        right.scatter(N, P, color=color[min(a, key=a.get)], marker="s", s=30)
+        fastest = min(a, key=a.get)
+        right.scatter(N, P, color=color[fastest], marker=algorithm_style(fastest)["marker"], s=30)
     for n in names:
-        right.scatter([], [], color=color[n], marker="s", label=n)
+        right.scatter([], [], color=color[n], marker=algorithm_style(n)["marker"], label=n)
     right.set(xscale="log", xlabel="N (bytes)", ylabel="P", title="fastest algorithm")
     right.set_yscale("log", base=2)
     if len(Ps) <= 21:  # each P asked for, by name
         right.set_yticks(Ps, [str(P) for P in Ps])
     right.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig.suptitle(f"predicted all-reduce times: {rows[0]['link']}, {rows[0]['ranks_per_node']} rank(s) per node")
+    r = rows[0]
+    fig.suptitle(f"predicted all-reduce times: {r['link']}, {r['topology']}, {r['ranks_per_node']} rank(s) per node")
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=100)

@@ -1,15 +1,16 @@
 #!/bin/bash
 # The parameter-server sweep: ps_sim over P and S, beside colocated servers,
 # the hand ring and MPI_Allreduce, then a straggler under each consistency.
-# Writes OUT (default results/ps_local): ps.csv (one row per run), loss.csv
+# Writes OUT (default results/mine_ps, which git ignores): ps.csv (one row per run), loss.csv
 # (loss per iteration), machine.md and plots. Measures into a scratch folder
 # and replaces OUT only when every run passed its checks.
 #
 #   MODEL (8M) BATCH (4) ITERS (12) PS ("1 2 3 4 6 8") SERVERS ("1 2 4")
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-OUT=${OUT:-results/ps_local}
+OUT=${OUT:-results/mine_ps}
 MODEL=${MODEL:-8M} BATCH=${BATCH:-4} ITERS=${ITERS:-12}
 PS=${PS:-1 2 3 4 6 8} SERVERS=${SERVERS:-1 2 4}
 BIN=${BIN:-build/bin}

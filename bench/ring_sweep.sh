@@ -8,6 +8,7 @@
 # A benchmark, not a test: about 30 minutes with the defaults on a 2-core VM.
 #
 #   OUT=results/ring-8x100mbit_reno PS="2 4 8" SIZES=1M:16M bash bench/ring_sweep.sh
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 NODES=${NODES:-8}

@@ -25,6 +25,7 @@
 #     COMPARE=congestion bash bench/ring_transport.sh
 #   OUT=results/ring-8x100mbit_reno COMPARE=congestion SIZES=1M:16M \
 #     ALGOS="ring swing_bandwidth swing_latency rabenseifner recursive_doubling" bash bench/ring_transport.sh
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 set -uo pipefail
 export LC_ALL=C # join needs sort's order
 cd "$(dirname "$0")/.." || exit 2

@@ -94,11 +94,19 @@ set_up_launch() {
 }
 
 # PY: given, or python3, then /usr/bin/python3; it must import matplotlib.
+# PY unset and no matplotlib (most sites' compute nodes): the plots are
+# skipped with a warning and the sweep goes on; a PY given that cannot plot
+# is refused, since it was asked for.
 find_python() {
   [ "${PY:-}" = none ] && return
   local tried=${PY:-$(command -v python3) /usr/bin/python3} p
   for p in $tried; do
     if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; return; fi
   done
+  if [ -z "${PY:-}" ]; then
+    echo "warning: no Python with matplotlib (tried ${tried}): the plots are skipped (install python3-matplotlib, or set PY)" >&2
+    PY=none
+    return
+  fi
   die "PY: no Python with matplotlib (tried ${tried}): install python3-matplotlib, set PY to one that has it, or PY=none to skip the plots"
 }

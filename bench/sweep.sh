@@ -17,7 +17,8 @@
 # EXTRA: the script refuses others in the same folder); a failed cell is recorded, the sweep goes on, and
 # the script exits 1 at the end. Settings, from the environment (and those
 # every script shares, bench/settings.sh: SITE_SETUP, SRUN_MPI, BIND, PY):
-RUN=${RUN:-local}                           # results folder name
+source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
+RUN=${RUN:-mine}                            # results folder name (results/mine: git ignores it)
 OUT=${OUT:-results/$RUN}                    # or the folder itself
 PROGRAMS=${PROGRAMS:-}                       # default: every program ($BIN/programs.txt, from the build)
 PS=${PS:-"2 3 4 6"}                         # process counts

@@ -77,12 +77,33 @@ std::optional<Signals> signals_from_env() {
   throw UsageError("COMMLAB_DIRECT_SIGNAL '" + s + "': use host or device (or leave it unset)");
 }
 
-bool mps_running() {
+namespace {
+
+std::string mps_pipe() {
   const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  const std::string pipe = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
-  struct stat st {};
-  return stat(pipe.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  return std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
 }
+
+}  // namespace
+
+bool mps_running() {
+  struct stat st {};
+  return stat(mps_pipe().c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+namespace {
+
+std::string signals_differ(MPI_Comm comm, Signals mine) {
+  const int s = mine == Signals::device ? 1 : 0;
+  int lo = 0, hi = 0;
+  MPI_Allreduce(&s, &lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&s, &hi, 1, MPI_INT, MPI_MAX, comm);
+  return lo == hi ? ""
+                  : "the ranks chose different signalling (host on some, device on others): "
+                    "COMMLAB_DIRECT_SIGNAL must be set alike on every rank, or on none";
+}
+
+}  // namespace
 
 GpuSharing gpu_sharing(const Nodes& nodes, const std::vector<std::string>& gpus) {
   GpuSharing fullest;
@@ -110,6 +131,7 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   }
   if (opts.device != Device::cuda) {
     d.signals = choose_signals(opts, false);
+    agree_or_exit(comm, signals_differ(comm, d.signals));
     if (d.transport == TransportKind::direct)
       d.direct_line += "; " + signals_text(d.signals, false);
     return d;
@@ -125,10 +147,21 @@ DeviceSetup set_up_device(MPI_Comm comm, const Options& opts, const Nodes& nodes
   const GpuSharing sharing = gpu_sharing(nodes, gpus);
   d.ranks_per_gpu = sharing.most_on_one;
   gpu::share_with(int(std::count(gpus.begin(), gpus.end(), gpus[me])));
-  const bool mps = mps_running() || gpu::emulated();  // the emulated GPU runs every rank at once
+  // MPS as the device says, on every rank: where one rank's context is not
+  // shared (a daemon that died, an environment set on some ranks only), no
+  // rank's kernels may wait for another's.
+  const int mine = gpu::mps_enabled() ? 1 : 0;
+  int every = 0;
+  MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, comm);
+  const bool mps = every == 1;
   std::string warning;
   const std::string shared = sharing_text(sharing, mps, warning);
+  if (!mps && sharing.most_on_one > 1 && mps_running())
+    warning += "# warning: an MPS pipe is there (" + mps_pipe() +
+               ") but the GPU says this context is not shared through MPS: a daemon that died "
+               "left it? restart it: nvidia-cuda-mps-control -d\n";
   d.signals = choose_signals(opts, sharing.most_on_one == 1 || mps);
+  agree_or_exit(comm, signals_differ(comm, d.signals));
   if (d.transport == TransportKind::direct) d.direct_line += "; " + signals_text(d.signals, true);
   d.nccl_note = Nccl::unavailable_reason(sharing.ranks, sharing.gpus);
   if (d.nccl_note.empty()) {

@@ -14,7 +14,6 @@ namespace commlab {
 std::string mpi_version();  // the library's own line, e.g. "Open MPI v4.1.4"
 std::string utc_now();
 std::string hostname();
-std::string commlab_version();     // git describe, at configure time
 constexpr int kHostnameMax = 256;  // bytes of a host name, gathered
 // Every rank's `mine` (a host name, a GPU's address; cut to kHostnameMax - 1
 // bytes), in rank order (collective).

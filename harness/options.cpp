@@ -9,6 +9,8 @@
 
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
+#include "host.hpp"
+#include "version.hpp"
 
 namespace commlab {
 
@@ -233,9 +235,14 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   Typed typed;
   add_flags(app, out.opts, typed);
   out.help = app.help();
+  app.set_version_flag("--version", version_text(program, mpi_version()));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
+    out.run = false;
+    return out;
+  } catch (const CLI::CallForVersion& e) {  // printed as the help is: once, by rank 0
+    out.help = std::string(e.what()) + "\n";
     out.run = false;
     return out;
   } catch (const CLI::ParseError& e) {

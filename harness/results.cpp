@@ -135,6 +135,14 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::model_hop_B, traffic(&Row::model, &Traffic::hop_B)},
       // What the links' own counters say they sent (harness/link_counters.hpp).
       {Col::links_sent_B, [](const Row& r) { return opt(r.links_sent_B); }},
+      {Col::late_rank, [](const Row& r) { return opt(r.late_rank); }},
+      {Col::late_share, [](const Row& r) { return real(r.late_share, 4); }},
+      {Col::arrival_skew_us, [](const Row& r) { return real(r.arrival_skew_us, 3); }},
+      {Col::arrival_skew_p99_us, [](const Row& r) { return real(r.arrival_skew_p99_us, 3); }},
+      {Col::clock_error_us, [](const Row& r) { return real(r.clock_error_us, 3); }},
+      {Col::rank_mean_min_us, [](const Row& r) { return real(r.rank_mean_min_us, 3); }},
+      {Col::rank_mean_avg_us, [](const Row& r) { return real(r.rank_mean_avg_us, 3); }},
+      {Col::rank_mean_max_us, [](const Row& r) { return real(r.rank_mean_max_us, 3); }},
   };
   return columns;
 }
@@ -175,7 +183,7 @@ std::string csv_header() { return csv_header(schema()); }
 std::string csv_line(const Row& r) { return csv_line(schema(), r); }
 
 std::string times_header() {
-  return "program,algorithm,impl,dtype,op,count,bytes,P,rank,iteration,t_us,host,date";
+  return "program,algorithm,impl,dtype,op,count,bytes,P,rank,iteration,t_us,host,date,arrival_us";
 }
 
 std::string times_lines(const Row& r) {
@@ -185,8 +193,11 @@ std::string times_lines(const Row& r) {
                   name(r.impl), r.dtype, r.op, r.count, r.bytes, r.run->P);
   for (size_t rank = 0; rank < r.iteration_times.size(); ++rank)
     for (size_t i = 0; i < r.iteration_times[rank].size(); ++i)
-      s += fmt::format("{},{},{},{:.3f},{},{}\n", head, rank, i, r.iteration_times[rank][i],
-                       csv_text(r.run->host), r.run->date);
+      s += fmt::format("{},{},{},{:.3f},{},{},{}\n", head, rank, i, r.iteration_times[rank][i],
+                       csv_text(r.run->host), r.run->date,
+                       rank < r.iteration_late_us.size() && i < r.iteration_late_us[rank].size()
+                           ? fmt::format("{:.3f}", r.iteration_late_us[rank][i])
+                           : "");
   return s;
 }
 

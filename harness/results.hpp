@@ -77,9 +77,19 @@ struct Row {
   std::optional<double> t_p90_us, t_p99_us, t_median_ci_lo_us, t_median_ci_hi_us;
   std::optional<double> rank_spread, slowest_share;
   std::optional<int> slowest_rank;
+  // When the ranks arrived at each timed call, on rank 0's clock (within
+  // clock_error_us): the rank most often last, how often, and the median and
+  // p99 over the iterations of the last arrival's lead over the first.
+  std::optional<int> late_rank;
+  std::optional<double> late_share, arrival_skew_us, arrival_skew_p99_us, clock_error_us;
+  // Each rank's mean time over the iterations, then the least, the average
+  // and the most over the ranks: the figures OSU (the average) and IMB
+  // (t_min, t_avg, t_max) report, beside this row's slowest-rank times.
+  std::optional<double> rank_mean_min_us, rank_mean_avg_us, rank_mean_max_us;
   int iters = 0;  // the timed iterations
-  // On rank 0: every rank's time of every timed iteration, [rank][iteration] (--times).
-  std::vector<std::vector<double>> iteration_times;
+  // On rank 0: every rank's time of every timed iteration, and how long after
+  // the iteration's first rank it arrived, [rank][iteration] (--times).
+  std::vector<std::vector<double>> iteration_times, iteration_late_us;
 };
 
 // A schema is one table: each column's name, how a record fills it, and the

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <numeric>
+#include <thread>
 
 #include "core/comm/errors.hpp"
 #include "core/comm/recorder.hpp"
@@ -12,8 +15,27 @@
 #include "core/vocabulary/stats.hpp"
 #include "host.hpp"
 #include "show.hpp"
+#include "version.hpp"
 
 namespace commlab {
+
+namespace {
+
+// COMMLAB_LATE_RANK=R:MS: "" and the rank and delay, or why not.
+std::string late_from_env(int P, int& rank, double& by_s) {
+  const char* text = std::getenv("COMMLAB_LATE_RANK");
+  if (!text || !*text) return "";
+  char* end = nullptr;
+  const long r = std::strtol(text, &end, 10);
+  const double ms = *end == ':' ? std::strtod(end + 1, &end) : -1;
+  if (end == text || *end || r < 0 || r >= P || !(ms >= 0 && ms <= 10000))
+    return fmt::format("COMMLAB_LATE_RANK '{}': want RANK:MS, a rank below {} and 0 to 10000 ms",
+                       text, P);
+  rank = int(r), by_s = ms / 1e3;
+  return "";
+}
+
+}  // namespace
 
 namespace {
 // Whether `rank` is its node's first, the one that reads the node's links.
@@ -51,6 +73,8 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
                                                                   "number of ranks, {}",
                                                                   opts.root, comm.size()));
   if (opts.node_size > 0) agree_or_exit(comm.mpi(), pretend_on_network(nodes.network()));
+  agree_or_exit(comm.mpi(), late_from_env(comm.size(), late_.rank, late_.by_s));
+  clock_ = offset_to_rank0(comm.mpi(), 10);
   device_ = set_up_device(comm.mpi(), opts, nodes);
   comm.use(mem_, device_.transport, device_.signals);
   if (direct())
@@ -207,31 +231,56 @@ void Runner::judge(const Case& c, Row& row) {
   failed_ |= row.check == Check::fail;
 }
 
-// Every rank's time of every iteration, on rank 0: the distribution's
-// figures for the row (distribution.hpp), agreed on every rank, and each
-// time for --times.
-void Runner::describe_iterations(const std::vector<double>& mine, Row& row) {
+// Every rank's time of every iteration, and when it arrived, on rank 0: the
+// distribution's figures for the row (distribution.hpp), agreed on every
+// rank, and each time and arrival for --times.
+void Runner::describe_iterations(const std::vector<double>& mine,
+                                 const std::vector<double>& arrived_s, Row& row) {
   const int P = comm_.size(), n = int(mine.size());
-  std::vector<double> all(comm_.rank() == 0 ? size_t(P) * n : 0);
+  std::vector<double> all(comm_.rank() == 0 ? size_t(P) * n : 0), at(all.size());
   MPI_Gather(mine.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, comm_.mpi());
-  double figures[9] = {};
+  MPI_Gather(arrived_s.data(), n, MPI_DOUBLE, at.data(), n, MPI_DOUBLE, 0, comm_.mpi());
+  double clock_error_s = 0;
+  MPI_Reduce(&clock_.error_s, &clock_error_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm_.mpi());
+  double figures[15] = {};
   if (comm_.rank() == 0) {
     row.iteration_times.assign(size_t(P), {});
-    for (int r = 0; r < P; ++r)
+    std::vector<std::vector<double>> arrived_us(static_cast<size_t>(P));
+    const double origin_s = at.empty() ? 0 : *std::min_element(at.begin(), at.end());
+    for (int r = 0; r < P; ++r) {
       row.iteration_times[r].assign(all.begin() + r * n, all.begin() + (r + 1) * n);
+      for (int i = 0; i < n; ++i) arrived_us[r].push_back((at[r * n + i] - origin_s) * 1e6);
+    }
+    row.iteration_late_us = lateness(arrived_us);
     const Distribution d = distribution(row.iteration_times);
+    const Arrivals a = arrivals(arrived_us);
     const double none = -1;
     figures[0] = d.p90_us.value_or(none), figures[1] = d.p99_us.value_or(none);
     figures[2] = d.ci_lo_us.value_or(none), figures[3] = d.ci_hi_us.value_or(none);
     figures[4] = d.rank_spread, figures[5] = d.slowest_rank, figures[6] = d.slowest_share;
+    figures[7] = a.late_rank, figures[8] = a.late_share, figures[9] = a.skew_median_us;
+    figures[10] = a.skew_p99_us.value_or(none), figures[11] = clock_error_s * 1e6;
+    // Each rank's mean over the iterations, then over the ranks: OSU's
+    // figure is their average; IMB's t_min, t_avg, t_max are all three.
+    std::vector<double> means;
+    for (const auto& t : row.iteration_times)
+      means.push_back(std::accumulate(t.begin(), t.end(), 0.0) / double(t.size()));
+    figures[12] = *std::min_element(means.begin(), means.end());
+    figures[13] = std::accumulate(means.begin(), means.end(), 0.0) / double(P);
+    figures[14] = *std::max_element(means.begin(), means.end());
   }
-  MPI_Bcast(figures, 9, MPI_DOUBLE, 0, comm_.mpi());
+  MPI_Bcast(figures, 15, MPI_DOUBLE, 0, comm_.mpi());
   auto given = [](double v) { return v < 0 ? std::nullopt : std::optional<double>(v); };
   row.t_p90_us = given(figures[0]), row.t_p99_us = given(figures[1]);
   row.t_median_ci_lo_us = given(figures[2]), row.t_median_ci_hi_us = given(figures[3]);
   row.rank_spread = figures[4];
   row.slowest_rank = int(figures[5]);
   row.slowest_share = figures[6];
+  row.late_rank = int(figures[7]), row.late_share = figures[8];
+  row.arrival_skew_us = figures[9], row.arrival_skew_p99_us = given(figures[10]);
+  row.clock_error_us = figures[11];
+  row.rank_mean_min_us = figures[12], row.rank_mean_avg_us = figures[13];
+  row.rank_mean_max_us = figures[14];
 }
 
 // What one call asked of the GPU, on the rank that asked the most.
@@ -260,8 +309,12 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     MPI_Barrier(comm_.mpi());
     links_before_B = links_.sent_B(comm_.mpi());
   }
+  std::vector<double> arrived_s(iters);  // on rank 0's clock
   for (int i = 0; i < iters; ++i) {
     c.prepare();
+    if (comm_.rank() == late_.rank)
+      std::this_thread::sleep_for(std::chrono::duration<double>(late_.by_s));
+    arrived_s[i] = MPI_Wtime() + clock_.to_rank0_s;
     MPI_Barrier(comm_.mpi());
     double t0 = MPI_Wtime();
     c.run();
@@ -275,16 +328,17 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     if (links_after_B && *links_after_B >= *links_before_B)  // a counter reset: no figure
       row.links_sent_B = (*links_after_B - *links_before_B) / iters;
   }
-  summarize_times(shape, mine, row);
+  summarize_times(shape, mine, arrived_s, row);
 }
 
 // The row's times from every rank's: each call's slowest rank.
-void Runner::summarize_times(const Shape& shape, const std::vector<double>& mine, Row& row) {
+void Runner::summarize_times(const Shape& shape, const std::vector<double>& mine,
+                             const std::vector<double>& arrived_s, Row& row) {
   const int iters = int(mine.size());
   std::vector<double> slowest(iters);
   MPI_Allreduce(mine.data(), slowest.data(), iters, MPI_DOUBLE, MPI_MAX, comm_.mpi());
   row.iters = iters;
-  describe_iterations(mine, row);
+  describe_iterations(mine, arrived_s, row);
   std::sort(slowest.begin(), slowest.end());
   const size_t n = slowest.size();
   row.t_avg_us = std::accumulate(slowest.begin(), slowest.end(), 0.0) / n;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "buffer.hpp"
+#include "core/comm/clock.hpp"
 #include "core/comm/comm.hpp"
 #include "core/comm/nodes.hpp"
 #include "core/device/device.hpp"
@@ -98,13 +99,22 @@ class Runner {
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);
   void time_runs(const Shape& shape, const Case& c, Row& row);
-  void summarize_times(const Shape& shape, const std::vector<double>& mine, Row& row);
+  void summarize_times(const Shape& shape, const std::vector<double>& mine,
+                       const std::vector<double>& arrived_s, Row& row);
   void count_library(const Case& c, const std::vector<LibrarySend>& sent, Row& row);
   void count_gpu(const gpu::Activity& before, Row& row);
-  void describe_iterations(const std::vector<double>& mine, Row& row);
+  void describe_iterations(const std::vector<double>& mine, const std::vector<double>& arrived_s,
+                           Row& row);
 
   Comm& comm_;
   const Options& opts_;
+  ClockOffset clock_;  // this rank's clock to rank 0's, for the arrivals
+  // COMMLAB_LATE_RANK=R:MS (tests, bench/straggler.sh): rank R arrives MS
+  // milliseconds late at every timed call.
+  struct Late {
+    int rank = -1;
+    double by_s = 0;
+  } late_;
   Memory mem_;
   DeviceSetup device_;
   Nodes nodes_;

@@ -1,7 +1,7 @@
 // barrier: nobody leaves until everybody has arrived. No data, so the check
 // is about time: one rank at a time arrives late (it sleeps first), and every
 // rank's departure must come after that arrival. The ranks' clocks are put on
-// rank 0's by ping-pong, each offset known to within half its round trip, and
+// rank 0's (core/comm/clock.hpp), each offset known within its error, and
 // a rank is called early only when it left before the late one arrived even
 // allowing for those bounds. Against MPI_Barrier.
 #include "barrier.hpp"
@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "collectives/algorithms.hpp"
+#include "core/comm/clock.hpp"
 #include "operation.hpp"
 
 namespace commlab {
@@ -22,35 +23,6 @@ namespace {
 constexpr double kLateBy_s = 0.02;
 
 void mpi_barrier(const CollectiveJob& j) { MPI_Barrier(j.comm.mpi()); }
-
-struct ClockOffset {
-  double to_rank0 = 0, error = 0;  // rank 0's clock = mine + to_rank0, within error
-};
-
-// Best of a few ping-pongs with rank 0: its clock was read between my send and
-// my receive, so the offset is known to within half that round trip.
-ClockOffset offset_to_rank0(MPI_Comm comm) {
-  int me = 0, P = 1;
-  MPI_Comm_rank(comm, &me);
-  MPI_Comm_size(comm, &P);
-  ClockOffset best;
-  best.error = me == 0 ? 0 : INFINITY;
-  for (int r = 1; r < P; ++r)
-    for (int k = 0; k < 5; ++k) {
-      if (me == 0) {
-        MPI_Recv(nullptr, 0, MPI_BYTE, r, 1, comm, MPI_STATUS_IGNORE);
-        double now = MPI_Wtime();
-        MPI_Send(&now, 1, MPI_DOUBLE, r, 1, comm);
-      } else if (me == r) {
-        double t0 = MPI_Wtime(), theirs = 0;
-        MPI_Send(nullptr, 0, MPI_BYTE, 0, 1, comm);
-        MPI_Recv(&theirs, 1, MPI_DOUBLE, 0, 1, comm, MPI_STATUS_IGNORE);
-        double t1 = MPI_Wtime();
-        if ((t1 - t0) / 2 < best.error) best = {theirs - (t0 + t1) / 2, (t1 - t0) / 2};
-      }
-    }
-  return best;
-}
 
 // Each rank in turn arrives late; rank 0 counts the ranks that left too early.
 Verdict check_barrier(Comm& comm, const std::function<void()>& barrier) {
@@ -62,10 +34,10 @@ Verdict check_barrier(Comm& comm, const std::function<void()>& barrier) {
     double enter = 0;
     if (me == late) {
       std::this_thread::sleep_for(std::chrono::duration<double>(kLateBy_s));
-      enter = MPI_Wtime() + clock.to_rank0;
+      enter = MPI_Wtime() + clock.to_rank0_s;
     }
     barrier();
-    const double mine[3] = {MPI_Wtime() + clock.to_rank0, clock.error, enter};
+    const double mine[3] = {MPI_Wtime() + clock.to_rank0_s, clock.error_s, enter};
     std::vector<double> all(3 * P);
     MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm.mpi());
     if (me != 0) continue;

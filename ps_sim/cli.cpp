@@ -8,7 +8,9 @@
 
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
+#include "harness/host.hpp"
 #include "harness/options.hpp"
+#include "harness/version.hpp"
 
 namespace commlab::ps {
 
@@ -160,9 +162,13 @@ Parse<Settings> parse_settings(int argc, char** argv, int ranks, int rank) {
   declare_flags(app, f, s);
   Parse<Settings> p;
   p.help = app.help();
+  app.set_version_flag("--version", version_text("ps_sim", mpi_version()));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
+    return p;
+  } catch (const CLI::CallForVersion& e) {
+    p.help = std::string(e.what()) + "\n";
     return p;
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());

@@ -8,6 +8,7 @@
 #include "allreduce_algos/algorithms.hpp"
 #include "core/vocabulary/numbers.hpp"
 #include "harness/host.hpp"
+#include "harness/version.hpp"
 
 namespace commlab::ps {
 

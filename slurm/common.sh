@@ -1,16 +1,22 @@
-# Sourced by every batch script: find the project, apply and check the
-# settings (bench/settings.sh) against the allocation, say where results go.
-# Bad settings stop the job here, before anything is launched, with one line
-# saying which.
+# Sourced by every batch script, which finds it beside itself (bash
+# slurm/NAME.sbatch, from any folder) or in the folder it was submitted from
+# (sbatch copies the script away): answer --help, go to the project, apply
+# and check the settings (bench/settings.sh) against the allocation, say
+# where results go. Bad settings stop the job here, before anything is
+# launched, with one line saying which. An argument is refused (bench/args.sh)
+# unless the script set SCRIPT_TAKES_ARGS=1 before sourcing this.
 set -uo pipefail
-ROOT=${SLURM_SUBMIT_DIR:-$PWD}
-cd "$ROOT" 2>/dev/null && [ -f bench/settings.sh ] \
-  || { echo "error: submit from the commlab folder (sbatch slurm/$(basename "${BASH_SOURCE[1]:-job}")), not from $ROOT" >&2; exit 2; }
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$ROOT/bench/args.sh"
+if [ -n "${SCRIPT_TAKES_ARGS:-}" ]; then answer_help "$0" "$@"; else script_args "$0" "$@"; fi
+cd "$ROOT" || exit 2
 source bench/settings.sh
 [ -x "${BIN:-build/bin}/report" ] || die "${BIN:-build/bin}/report is missing: run 'make build' before submitting"
 JOB=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}
 TASKS=${SLURM_NTASKS:-$(nproc)}
-export OUT=${OUT:-results/$JOB}
+# RESULTS_ROOT: where each job's folder goes (default results/ in the clone;
+# a site's scratch or project space keeps them out of it).
+export OUT=${OUT:-${RESULTS_ROOT:-results}/$JOB}
 
 # Every P must fit the tasks this job was given.
 check_ps() {

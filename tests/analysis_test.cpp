@@ -21,6 +21,7 @@
 #include "analysis/rules.hpp"
 #include "analysis/table.hpp"
 #include "collectives/algorithms.hpp"
+#include "core/vocabulary/distribution.hpp"
 #include "harness/results.hpp"
 #include "harness/tuned.hpp"
 #include "operations/predicted.hpp"
@@ -38,6 +39,25 @@ std::vector<std::vector<double>> sweep_regressors() {
       x.push_back({2.0 * (P - 1), 2 * (P - 1) * N, (P - 1) * N});          // master-worker
     }
   return x;
+}
+
+// Three ranks, four calls: rank 2 arrives last at three of them (it keeps
+// the others waiting, while its own time is the shortest), rank 0 at one.
+TEST_CASE("the last rank to arrive is named apart from the slowest, with the arrivals' skew") {
+  const std::vector<std::vector<double>> arrived_us = {
+      {100, 200, 300, 480}, {101, 201, 300, 400}, {130, 260, 310, 420}};
+  const Arrivals a = arrivals(arrived_us);
+  CHECK(a.late_rank == 2);
+  CHECK(a.late_share == 0.75);
+  CHECK(a.skew_median_us == 45);  // skews 30, 60, 10, 80
+  CHECK_FALSE(a.skew_p99_us);     // p99 needs 100 calls
+  const auto late = lateness(arrived_us);
+  CHECK(late[2] == std::vector<double>{30, 60, 10, 20});
+  CHECK(late[0] == std::vector<double>{0, 0, 0, 80});
+  // The times from the barrier's exit: the late rank waited least.
+  const std::vector<std::vector<double>> times_us = {
+      {50, 50, 50, 50}, {50, 50, 50, 50}, {20, 20, 40, 50}};
+  CHECK(distribution(times_us).slowest_rank == 0);
 }
 
 TEST_CASE("the fit recovers alpha, beta and gamma within 1% from synthetic rows") {
@@ -170,7 +190,7 @@ TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI"
     m.op = "sum";
     m.P = 2;
     m.bytes = 1 << 20;
-    m.t_avg_us = us;
+    m.t_avg_us = m.t_median_us = us;
     m.busbw_GBps = 1;
     m.check = Check::ok;
     return m;
@@ -178,8 +198,8 @@ TEST_CASE("on GPUs the hand-written algorithm is set beside NCCL as well as MPI"
   std::vector<Measurement> rows{row("ring", "hand", 50), row("MPI_Allreduce", "mpi", 100),
                                 row("ncclAllReduce", "nccl", 25)};
   const std::string report = make_report(rows, "t");
-  CHECK_THAT(report, Catch::Contains("| N | library | us | busbw | NCCL us | NCCL busbw | ring / "
-                                     "lib | ring / NCCL | ring busbw | ring link |"));
+  CHECK_THAT(report, Catch::Contains("| N | library | median us | busbw | NCCL us | NCCL busbw | "
+                                     "ring / lib | ring / NCCL | ring busbw | ring link |"));
   CHECK_THAT(report, Catch::Contains("| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 25.0 | 1.000 | "
                                      "0.50 | 2.00 | 1.000 | - |"));
   rows.pop_back();  // no NCCL rows: no NCCL columns
@@ -257,13 +277,14 @@ TEST_CASE("one folder, two transports: each run's rows stay with its transport, 
   // The direct run's MPI row was measured against its ring: named by its run.
   CHECK((rows[2].fabric() == "host, direct" && rows[3].fabric() == "host, direct"));
   const std::string report = make_report(rows, "t");
-  CHECK_THAT(report, Catch::Contains(
-                         "### allreduce, P = 4 (host, float32 sum)\n\n| N | library | us | busbw | "
-                         "ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
-                         "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 2.00 |"));
   CHECK_THAT(report,
              Catch::Contains(
-                 "### allreduce, P = 4 (host, direct, float32 sum)\n\n| N | library | us | "
+                 "### allreduce, P = 4 (host, float32 sum)\n\n| N | library | median us | "
+                 "busbw | ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
+                 "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 2.00 |"));
+  CHECK_THAT(report,
+             Catch::Contains(
+                 "### allreduce, P = 4 (host, direct, float32 sum)\n\n| N | library | median us | "
                  "busbw | ring / lib | ring busbw | ring link |\n|---|---|---|---|---|---|---|\n"
                  "| 1 MiB | MPI_Allreduce | 100.0 | 1.000 | 0.50 |"));
 }
@@ -422,7 +443,7 @@ TEST_CASE("the report's all-reduce choice: fastest per size, crossovers, auto ov
   CHECK(fastest.find("Crossovers, measured: recursive_doubling from 4 B, ring from 1 MiB.") !=
         std::string::npos);
   const std::string vs = auto_against_library(rows);
-  CHECK(vs.find("| 4 B | recursive_doubling | 3.0 | 8.0 | 0.50 0.80 1.20 | **0.80** |") !=
+  CHECK(vs.find("| 4 B | recursive_doubling | 3.0 | 8.0 | 0.50; 0.80; 1.20 | **0.80** |") !=
         std::string::npos);
   CHECK(vs.find("Above 1.0 (the library faster): 1 MiB (1.200).") != std::string::npos);
 }
@@ -654,6 +675,46 @@ TEST_CASE(
                                  row("MPI_Allreduce:ring", 4, 64, 1, 1, 1)};
   mixed[0].dtype = "float32", mixed[1].dtype = "float64";
   CHECK_THROWS_WITH(open_mpi_rules(mixed, "f.csv"), Catch::Contains("one device, dtype and op"));
+}
+
+// Two rows set side by side: the ratio of their medians, the range their
+// intervals allow, and the noisy flag of either (an interval over 30%).
+TEST_CASE("a comparison of two rows gives the medians' ratio, its range and any noise") {
+  Measurement a, b;
+  a.t_median_us = 90, a.ci_lo_us = 85, a.ci_hi_us = 95;
+  b.t_median_us = 100, b.ci_lo_us = 95, b.ci_hi_us = 105;
+  CHECK(median_ratio(a, b) == "0.90 [0.81, 1.00]");
+  b.ci_hi_us = 140;  // 45% of its median: noisy
+  CHECK(median_ratio(a, b) == "0.90 [0.61, 1.00] **noisy**");
+  b.ci_lo_us.reset();
+  CHECK(median_ratio(a, b) == "0.90");
+  b.t_median_us = 0;
+  CHECK(median_ratio(a, b) == "-");
+}
+
+// The default's counted messages say it already runs Rabenseifner at 1 MiB:
+// a rule forcing Rabenseifner there would switch to what runs anyway, on
+// launch-to-launch noise. P = 4 on 2 cores is said; one launch is warned of.
+TEST_CASE(
+    "report --rules keeps the default where it already runs the fastest, says where ranks "
+    "outnumbered cores, and warns of one launch") {
+  auto row = [](const std::string& algorithm, const std::string& chose, double us) {
+    Measurement m;
+    m.algorithm = algorithm, m.impl = Impl::mpi, m.P = 4, m.bytes = 1048576, m.t_median_us = us;
+    m.ci_lo_us = us - 1, m.ci_hi_us = us + 1, m.check = Check::ok, m.chose = chose;
+    m.cores_per_node = 2, m.host = "h", m.date = "2026-11-27T00:00:00Z";
+    return m;
+  };
+  std::vector<Measurement> rows{row("MPI_Allreduce", "rabenseifner", 500),
+                                row("MPI_Allreduce:rabenseifner", "rabenseifner", 400),
+                                row("MPI_Allreduce:ring", "ring", 450)};
+  const std::string text = open_mpi_rules(rows, "test");
+  CHECK(text.find("the default already runs rabenseifner, kept") != std::string::npos);
+  CHECK(text.find("1  # message sizes\n0 0 0 0") != std::string::npos);
+  CHECK(text.find("# more ranks than cores at P = 4") != std::string::npos);
+  CHECK_THAT(one_launch_warning(rows), Catch::StartsWith("warning: report --rules: every row"));
+  rows[2].date = "2026-11-27T00:01:00Z";
+  CHECK(one_launch_warning(rows).empty());
 }
 
 TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with the reason") {

@@ -7,6 +7,19 @@ source "$(dirname "$0")/support/check_lib.sh"
 # --help: usage on stdout, exit 0.
 run 2 "$BIN/allreduce_ring" --help && grep -q -- "--message-size" "$TMP/out" \
   && [ "$(grep -c 'Usage' "$TMP/out")" = 1 ] && ok "--help prints usage once" || fail "--help"
+# --version: the commit, then MPI (the MPI programs), compiler, CUDA and NCCL,
+# once; every tool answers it.
+run 2 "$BIN/allreduce" --version
+[ "$(grep -c '^allreduce (commlab [0-9a-f]' "$TMP/out")" = 1 ] && grep -q '^MPI: ' "$TMP/out" \
+  && grep -q '^compiler: ' "$TMP/out" && grep -q '^CUDA: ' "$TMP/out" && grep -q '^NCCL: ' "$TMP/out" \
+  && ok "--version: $(tr '\n' ';' < "$TMP/out")" || { fail "--version"; cat "$TMP/out"; }
+for tool in report predict grade lab_check gpu_bandwidth; do
+  [ -x "$BIN/$tool" ] || continue
+  "$BIN/$tool" --version > "$TMP/out" 2>&1 && grep -q "^$tool (commlab " "$TMP/out" \
+    && grep -q '^compiler: ' "$TMP/out" && ok "$tool --version" || { fail "$tool --version"; cat "$TMP/out"; }
+done
+run 2 "$BIN/ps_sim" --version
+[ "$(grep -c '^ps_sim (commlab ' "$TMP/out")" = 1 ] && ok "ps_sim --version" || fail "ps_sim --version"
 
 # --show at P=4 (P elements unless -n says otherwise): element i of rank r
 # holds 10r + i before, and 60 + 4i after (docs/formulas.md); the ring's schedule step
@@ -46,6 +59,21 @@ refused $? "allreduce_ring -a tree" "allreduce_ring has no such algorithm (choos
 run 5 "$BIN/allreduce_master_worker" -n 3 --show -i 1 -x 0
 order=$(grep -o "^    rank [0-9]" "$TMP/out" | head -5 | tr -d ' \n')
 [ "$order" = "rank0rank1rank2rank3rank4" ] && ok "--show prints ranks in order" || fail "--show order: $order"
+
+# A rank that arrives late at every call (COMMLAB_LATE_RANK injects the
+# delay): named by late_rank, apart from the slowest rank (it waits least),
+# with the skew in the rows and each arrival in iterations.csv. The delay,
+# 40 ms, is far above the clock's error and the machine's noise.
+COMMLAB_LATE_RANK=2:40 run 3 "$BIN/allreduce" -a ring -n 64 -i 5 -x 0 --csv "$TMP/late.csv" \
+  --times "$TMP/late_times.csv"
+late=$("$BIN/report" --column late_rank,late_share "$TMP/late.csv" | sort -u)
+skews=$("$BIN/report" --column arrival_skew_us "$TMP/late.csv" | awk '$1 < 30000' | wc -l)
+lead=$(awk -F, 'NR > 1 && $9 == 2 && $14 >= 30000' "$TMP/late_times.csv" | wc -l)
+[ "$late" = $'2\t1.0000' ] && [ "$skews" = 0 ] && [ "$lead" = 10 ] \
+  && ok "a rank 40 ms late at every call: late_rank 2 at every call, its lead in iterations.csv" \
+  || { fail "late rank: '$late', $skews skews under 30 ms, $lead of 10 leads"; cat "$TMP/late.csv"; }
+COMMLAB_LATE_RANK=3:10 run 3 "$BIN/allreduce" -a ring -n 8 -i 1 -x 0
+refused $? "COMMLAB_LATE_RANK=3:10 at P = 3" "COMMLAB_LATE_RANK '3:10': want RANK:MS"
 
 # CSV: two runs append to one file with one header; every row has every column.
 csv=$TMP/r.csv
@@ -291,8 +319,18 @@ pred --link ib-hdr -P 4 -m 1K -a ring --csv "$TMP/p_link.csv"
 [ -L "$TMP/p_link.csv" ] && [ "$(wc -l < "$TMP/p_target.csv")" = 2 ] \
   && ok "predict --csv through a symbolic link writes its target" || fail "predict --csv link"
 pred --link ib-hdr -P 4 -m 1K -a ring --csv /dev/stdout
-tail -1 "$TMP/out" | grep -q "^ib-hdr,4,1,1024,ring," && ok "predict --csv /dev/stdout: the CSV after the table" \
+tail -1 "$TMP/out" | grep -q "^ib-hdr,switch,4,1,1024,ring," && ok "predict --csv /dev/stdout: the CSV after the table" \
   || { fail "predict --csv /dev/stdout"; cat "$TMP/out"; }
+# Each row names its network; on a ring of nodes the busiest link (charged)
+# is set beside the busiest port: recursive doubling's distance-4 step at
+# P = 8 crosses four links of the ring, so its busiest link carries more
+# than the N a step that each port sends.
+pred --link 1gbe -P 8 -m 1K -a recursive_doubling --topology ring:8 --ranks-per-node 1 --csv /dev/stdout
+row=$(tail -1 "$TMP/out")
+[ "$(head -c 40 <<<"$row")" = "1gbe,ring:8,8,1,1024,recursive_doubling," ] \
+  && [ "$(cut -d, -f8 <<<"$row")" = 3072 ] && [ "$(cut -d, -f9 <<<"$row")" -gt 3072 ] \
+  && ok "predict --csv on a ring: link, topology, ranks per node; port 3072 B, the busiest link more" \
+  || { fail "predict --csv on a ring: $row"; }
 # --fit: a folder's runs across nodes, the fit's quality in the header; one node refused.
 mkdir -p "$TMP/one_node"
 head -3 "$(dirname "$0")/../results/local/rows.csv" > "$TMP/one_node/rows.csv"

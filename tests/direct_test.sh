@@ -77,6 +77,11 @@ run 2 "$BIN/allreduce" -a one_shot -n 8; refused $? "-a one_shot without --trans
 run 2 "$BIN/allreduce" --registered -n 8; refused $? "--registered without --transport direct" "only with --transport direct"
 run 2 "$BIN/allreduce" --transport staged -n 8; refused $? "--transport staged on host buffers" "GPU buffers only"
 run 2 "$BIN/allreduce" --transport nvlink -n 8; refused $? "--transport nvlink" "unknown --transport"
+# The signalling set on some ranks only: refused on every rank, not a wait
+# that times out (ranks 0, 1 signal from the device's ops, 2, 3 from the host).
+run 2 env COMMLAB_DIRECT_SIGNAL=device "$BIN/allreduce" --transport direct -a ring -n 8 -i 1 -x 0 \
+  : -np 2 "$BIN/allreduce" --transport direct -a ring -n 8 -i 1 -x 0
+refused $? "COMMLAB_DIRECT_SIGNAL on two ranks of four" "the ranks chose different signalling"
 # The default sweep over MPI leaves them out, without a word.
 run 2 "$BIN/allreduce" -n 8 -i 1 -x 0 && ! grep -q "one_shot\|two_shot" "$TMP/out" \
   && ok "over MPI, -a all leaves one_shot and two_shot out" || fail "-a all over MPI"

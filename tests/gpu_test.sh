@@ -45,11 +45,14 @@ ran_right() {
 }
 # Where the program reduces, the count that crosses the pieces runs with one
 # op: where a piece ends does not depend on the op, which the smaller counts
-# run in full (the op does nothing elsewhere).
+# run in full (the op does nothing elsewhere). The large count runs at one
+# dtype of each element size that crosses a piece there (4 and 8 bytes:
+# 1500007 two-byte elements fit one piece); where nothing is reduced, the
+# dtype is only its size (2, 4 and 8 bytes).
 for prog in $PROGRAMS; do
   for variant in P1_out P2_out P2_in P3_out P3_in; do
     P=${variant:1:1} place=${variant#*_}
-    flags=(-d cuda -T all -i 1 -x 0 -r $((P - 1)))
+    flags=(-d cuda -i 1 -x 0 -r $((P - 1)))
     counts="0,1,$((P + 1)),100003" large=1500007
     if [ "$place" = in ]; then
       case $prog in sendrecv | barrier) continue ;; esac
@@ -59,8 +62,9 @@ for prog in $PROGRAMS; do
     fi
     rows=0
     case $prog in
-      allreduce | reduce | reduce_scatter) split=("-n $counts -o all" "-n $large -o sum") ;;
-      *) split=("-n $counts,$large") ;;
+      allreduce | reduce | reduce_scatter)
+        split=("-n $counts -T all -o all" "-n $large -T float32,float64 -o sum") ;;
+      *) split=("-n $counts,$large -T float16,float32,float64") ;;
     esac
     # shellcheck disable=SC2086
     if ran_right "$P" "$BIN/$prog" "${flags[@]}" ${split[0]} \

@@ -108,8 +108,8 @@ std::vector<int> process_counts(const std::vector<int>& Ps) {
 // The runs for one algorithm at one P, in and out of place where the
 // operation has both forms: the awkward counts at float32 sum, each at one of
 // the roots that matter (P-1, 0, P/2 in turn); then dtypes and ops at P+1
-// elements: every pair at a few P, and one pair per P otherwise, in turn, so
-// that every pair meets many P. Every pair at every P would be 24 times the
+// elements: every pair at a few P (to 5, 8, 17 and 33), and one pair per P
+// otherwise, in turn, so that every pair meets many P. Every pair at every P would be 24 times the
 // runs for no schedule more: the dtype and op change the bytes and the
 // reduction, not who sends what to whom. Fill patterns stay exact in
 // bfloat16 only up to P = 85 (operations/pattern.hpp): no dtype runs above P = 64.
@@ -135,7 +135,7 @@ std::vector<Run> runs(const Operation& op, const CollectiveAlgorithm& algo, int 
   std::vector<std::pair<DType, Op>> pairs;
   for (DType t : all_dtypes())
     for (Op o : op.reduces ? all_ops() : std::vector<Op>{Op::sum}) pairs.emplace_back(t, o);
-  const bool every_pair = P <= 5 || P == 8 || P == 17 || P == 33 || P == 64;
+  const bool every_pair = P <= 5 || P == 8 || P == 17 || P == 33;
   for (size_t i = 0; i < pairs.size(); ++i)
     if (every_pair || i == size_t(P) % pairs.size())
       add(size_t(P + 1), pairs[i].first, pairs[i].second, P / 2);

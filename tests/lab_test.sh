@@ -466,4 +466,13 @@ line=$(grep -nx 'COMMLAB_ALLREDUCE(reverse_ring)' "$def" | cut -d: -f1)
   || { fail "register.sh"; diff "$TMP/def.orig" "$def"; cat "$TMP/out"; }
 bash "$TMP/reg/lab/06-implement/register.sh" --remove reverse_ring > /dev/null && cmp -s "$def" "$TMP/def.orig" \
   && ok "register.sh --remove: algorithms.def as it was" || fail "register.sh --remove"
+# make lab-register checks NAME before any shell sees it: a name that would
+# run a command (or a make function) runs nothing, one line, exit 2.
+for name in 'x;touch f' '$(shell touch f)' 'a b' '1ring' 'Ring' ''; do
+  (cd "$TMP" && make --no-print-directory -C "$SRC" lab-register NAME="$name" > "$TMP/out" 2>&1); rc=$?
+  [ $rc = 2 ] && [ "$(wc -l < "$TMP/out")" = 1 ] && grep -q "NAME must be a lowercase name" "$TMP/out" \
+    && [ ! -e "$TMP/f" ] && [ ! -e "$SRC/f" ] \
+    && ok "make lab-register NAME='$name': refused in one line, nothing run" \
+    || { fail "make lab-register NAME='$name' (exit $rc)"; cat "$TMP/out"; }
+done
 exit $fails

@@ -37,6 +37,10 @@ std::string describe();
 // The emulated GPU of the tests (tests/support/emulated_gpu.cpp): every
 // process's kernels run when it waits for them, so all ranks' run at once.
 bool emulated();
+// Whether this process's context is shared through MPS, as the device says
+// (cudaDevAttrMpsEnabled, once the context exists after select()): a pipe
+// left by a daemon that died is not MPS. The emulated GPU: yes.
+bool mps_enabled();
 
 void* alloc(size_t bytes);  // device memory, never null (even for 0 bytes)
 void release(void* p);

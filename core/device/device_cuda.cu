@@ -52,14 +52,15 @@ struct alignas(16) Pack {
   T v[16 / sizeof(T)];
 };
 
-// dst = a (op) b, element by element; dst may be a or b (a reduction into
-// acc is dst = a = acc). Either term may be a peer's memory (CUDA IPC). One
-// launch: the head element by element up to a 16-byte boundary, the packs
-// with one vector load per thread, the tail (packs.hpp).
+// dst = a (op) b over the split's elements, this thread's share of them
+// (from `first`, every `stride`): the head element by element up to a
+// 16-byte boundary, the packs with one vector load of each term before the
+// store, the tail (packs.hpp). dst may be a or b; either term may be a
+// peer's memory (CUDA IPC). The reduction kernel and the signal kernel's
+// reducing messages both run it, so both reduce at copy speed.
 template <class T, Op O>
-__global__ void reduce_kernel(T* d, const T* a, const T* b, PackSplit s) {
-  const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
+__device__ void reduce_split(T* d, const T* a, const T* b, PackSplit s, size_t first,
+                             size_t stride) {
   for (size_t i = first; i < s.head; i += stride) d[i] = combine(O, a[i], b[i]);
   auto* dp = reinterpret_cast<Pack<T>*>(d + s.head);
   auto* ap = reinterpret_cast<const Pack<T>*>(a + s.head);
@@ -74,6 +75,13 @@ __global__ void reduce_kernel(T* d, const T* a, const T* b, PackSplit s) {
   const size_t rest = s.head + s.packs * (16 / sizeof(T));
   for (size_t i = first; i < s.tail; i += stride)
     d[rest + i] = combine(O, a[rest + i], b[rest + i]);
+}
+
+// dst = a (op) b, element by element, in one launch.
+template <class T, Op O>
+__global__ void reduce_kernel(T* d, const T* a, const T* b, PackSplit s) {
+  reduce_split<T, O>(d, a, b, s, blockIdx.x * size_t(blockDim.x) + threadIdx.x,
+                     size_t(gridDim.x) * blockDim.x);
 }
 
 // dst = t[0] (op) t[1] (op) ..., in that order (every rank the same sum);
@@ -161,26 +169,31 @@ __device__ bool wait_flag(const SignalWait& w, int rank, uint64_t deadline_ns, S
   return true;
 }
 
-// The bytes of a message: reduced into dst (T the element), or copied in
-// 16-byte packs where both ends allow, else byte by byte.
+// The bytes of a message: reduced into dst (T the element), or copied, each
+// in 16-byte packs between a head and a tail where the two ends sit alike
+// off a 16-byte boundary (as symmetric regions do), else element by element.
 template <class T, Op O, bool Reduce>
 __device__ void move_bytes(char* dst, const char* mine, const char* src, uint64_t bytes) {
   const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
+  const auto at = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
   if (Reduce) {
     auto* d = reinterpret_cast<T*>(dst);
     auto* a = reinterpret_cast<const T*>(src);
     auto* m =
         mine ? reinterpret_cast<const T*>(mine) : d;  // dst := mine (op) src, or dst (op)= src
-    for (size_t i = first; i < bytes / sizeof(T); i += stride) d[i] = combine(O, m[i], a[i]);
-  } else if ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) % 16 ==
-             0) {
-    auto* d = reinterpret_cast<uint4*>(dst);
-    auto* a = reinterpret_cast<const uint4*>(src);
-    for (size_t i = first; i < bytes / 16; i += stride) d[i] = a[i];
-  } else {
-    for (size_t i = first; i < bytes; i += stride) dst[i] = src[i];
+    const size_t count = bytes / sizeof(T);
+    reduce_split<T, O>(d, m, a, split_for_packs(at(d), at(m), at(a), count, sizeof(T)), first,
+                       stride);
+    return;
   }
+  const PackSplit s = split_for_packs(at(dst), at(src), at(src), bytes, 1);
+  for (size_t i = first; i < s.head; i += stride) dst[i] = src[i];
+  auto* dp = reinterpret_cast<uint4*>(dst + s.head);
+  auto* sp = reinterpret_cast<const uint4*>(src + s.head);
+  for (size_t i = first; i < s.packs; i += stride) dp[i] = sp[i];
+  const size_t rest = s.head + s.packs * 16;
+  for (size_t i = first; i < s.tail; i += stride) dst[rest + i] = src[rest + i];
 }
 
 // One SignalOp, in its order: post, raise, take, wait. Block 0 posts and
@@ -299,6 +312,15 @@ std::string bus_id() {
 }
 
 bool emulated() { return false; }
+
+bool mps_enabled() {
+  int device = 0, enabled = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaFree(nullptr), "creating the GPU context");  // the attribute is the context's
+  check(cudaDeviceGetAttribute(&enabled, cudaDevAttrMpsEnabled, device),
+        "cudaDeviceGetAttribute(cudaDevAttrMpsEnabled)");
+  return enabled != 0;
+}
 
 std::string describe() {
   int device = 0, driver = 0, runtime = 0;

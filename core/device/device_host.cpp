@@ -19,6 +19,7 @@ Inventory inventory() { no_cuda(); }
 std::string bus_id() { no_cuda(); }
 std::string describe() { no_cuda(); }
 bool emulated() { return false; }
+bool mps_enabled() { no_cuda(); }
 void* alloc(size_t) { no_cuda(); }
 void release(void*) {}
 void* alloc_pinned(size_t) { no_cuda(); }

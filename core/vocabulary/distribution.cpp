@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "stats.hpp"
 
@@ -30,9 +31,9 @@ std::optional<std::pair<size_t, size_t>> median_ci_ranks(size_t n) {
 
 namespace {
 
-// Each iteration's slowest rank and spread.
+// Each iteration's largest and smallest value, their spread, and the rank of the largest.
 struct PerIteration {
-  std::vector<double> slowest, spread;
+  std::vector<double> slowest, fastest, spread;
   std::vector<int> slowest_rank;
 };
 
@@ -47,10 +48,19 @@ PerIteration per_iteration(const std::vector<std::vector<double>>& times) {
       if (times[r][i] > hi) hi = times[r][i], worst = int(r);
     }
     p.slowest.push_back(hi);
+    p.fastest.push_back(lo);
     p.spread.push_back(hi > 0 ? (hi - lo) / hi : 0);
     p.slowest_rank.push_back(worst);
   }
   return p;
+}
+
+// The rank that comes up most often (the lowest of equals), and its share.
+std::pair<int, double> most_often(const std::vector<int>& ranks, size_t P) {
+  std::vector<size_t> count(P);
+  for (int r : ranks) ++count[size_t(r)];
+  const int most = int(std::max_element(count.begin(), count.end()) - count.begin());
+  return {most, double(count[size_t(most)]) / double(ranks.size())};
 }
 
 }  // namespace
@@ -69,11 +79,28 @@ Distribution distribution(const std::vector<std::vector<double>>& times) {
     d.ci_hi_us = sorted[ci->second - 1];
   }
   d.rank_spread = median(p.spread);
-  std::vector<size_t> count(times.size());
-  for (int r : p.slowest_rank) ++count[size_t(r)];
-  d.slowest_rank = int(std::max_element(count.begin(), count.end()) - count.begin());
-  d.slowest_share = double(count[size_t(d.slowest_rank)]) / double(p.slowest.size());
+  std::tie(d.slowest_rank, d.slowest_share) = most_often(p.slowest_rank, times.size());
   return d;
+}
+
+Arrivals arrivals(const std::vector<std::vector<double>>& arrived_us) {
+  const PerIteration p = per_iteration(arrived_us);
+  Arrivals a;
+  if (p.slowest.empty()) return a;
+  std::vector<double> skew(p.slowest.size());
+  for (size_t i = 0; i < skew.size(); ++i) skew[i] = p.slowest[i] - p.fastest[i];
+  a.skew_median_us = median(skew);
+  a.skew_p99_us = quantile(skew, 0.99, kItersForP99);
+  std::tie(a.late_rank, a.late_share) = most_often(p.slowest_rank, arrived_us.size());
+  return a;
+}
+
+std::vector<std::vector<double>> lateness(const std::vector<std::vector<double>>& arrived_us) {
+  const PerIteration p = per_iteration(arrived_us);
+  std::vector<std::vector<double>> late = arrived_us;
+  for (auto& rank : late)
+    for (size_t i = 0; i < rank.size(); ++i) rank[i] -= p.fastest[i];
+  return late;
 }
 
 }  // namespace commlab

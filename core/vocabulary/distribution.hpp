@@ -40,4 +40,20 @@ struct Distribution {
 // times[r][i]: rank r's time of iteration i (every rank the same count).
 Distribution distribution(const std::vector<std::vector<double>>& times);
 
+// When the ranks arrived at each timed call, on one clock: the rank that
+// arrives last keeps every other waiting in the barrier before the call, yet
+// its own time is the shortest (each rank times from the barrier's exit), so
+// the slowest rank above never names it.
+struct Arrivals {
+  int late_rank = 0;          // the rank most often last to arrive (the lowest of equals)
+  double late_share = 0;      // the share of iterations it was
+  double skew_median_us = 0;  // the median over the iterations of (last arrival - first)
+  std::optional<double> skew_p99_us;
+};
+
+// arrived_us[r][i]: rank r's arrival at iteration i (any common origin).
+Arrivals arrivals(const std::vector<std::vector<double>>& arrived_us);
+// Each arrival after the iteration's first: arrived_us[r][i] - min over r.
+std::vector<std::vector<double>> lateness(const std::vector<std::vector<double>>& arrived_us);
+
 }  // namespace commlab

@@ -13,6 +13,7 @@
 
 #include "core/comm/errors.hpp"
 #include "harness/host.hpp"
+#include "harness/version.hpp"
 #include "questions.hpp"
 
 using namespace commlab;
@@ -169,6 +170,7 @@ int main(int argc, char** argv) {
   app.add_flag("--hints", hints, "list every message a wrong answer can get instead");
   app.add_option("--outputs", c.outputs,
                  "the folder the lab's commands wrote your measurements into (default lab-out)");
+  app.set_version_flag("--version", version_text("grade"));
   try {
     app.parse(argc, argv);
     if (int(key) + int(blank) + int(hints) + int(!answers.empty()) != 1)
@@ -185,6 +187,9 @@ int main(int argc, char** argv) {
     return mark(questions, answers, set, c) ? 0 : 1;
   } catch (const CLI::CallForHelp&) {
     fmt::print("{}", app.help());
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    fmt::print("{}\n", e.what());
     return 0;
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -14,6 +14,7 @@
 
 #include "core/comm/errors.hpp"
 #include "harness/inprocess.hpp"
+#include "harness/version.hpp"
 
 using namespace commlab;
 
@@ -116,10 +117,14 @@ int main(int argc, char** argv) {
   int max_P = 16;
   app.add_option("algorithm", name, "its name in allreduce_algos/algorithms.def")->required();
   app.add_option("--max-P", max_P, "check P = 1 .. this")->check(CLI::Range(1, 64));
+  app.set_version_flag("--version", version_text("lab_check"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     fmt::print("{}", app.help());
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    fmt::print("{}\n", e.what());
     return 0;
   } catch (const CLI::ParseError& e) {  // one line, as every error of the labs' tools
     fmt::print(stderr, "error: {}\n", e.what());

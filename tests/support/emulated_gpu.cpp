@@ -88,6 +88,7 @@ std::string describe() {
   return "emulated GPU (host memory, lazy stream: tests/support/emulated_gpu.cpp)";
 }
 bool emulated() { return true; }
+bool mps_enabled() { return true; }  // every rank's kernels run at once
 
 void* alloc(size_t bytes) {
   const size_t page = sysconf(_SC_PAGESIZE),
