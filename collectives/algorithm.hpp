@@ -154,6 +154,10 @@ struct PowerOfTwoFold {
 // An all-reduce's one buffer: `out`, holding this rank's input (copied there
 // unless in place), reduced over every rank once the algorithm is done.
 char* allreduce_buffer(const CollectiveJob& job);
+// Whether P (1 or more) is a power of two: the schedules that need one fall
+// back to another where it is not.
+inline bool power_of_two(int P) { return (P & (P - 1)) == 0; }
+
 // sendrecv's partner of rank r: pairs (0,1), (2,3), ...; -1 for an odd last rank.
 int sendrecv_peer(int P, int r);
 

@@ -17,9 +17,7 @@
 
 namespace commlab {
 
-namespace {
-bool power_of_two(int P) { return (P & (P - 1)) == 0; }
-}  // namespace
+namespace {}  // namespace
 
 void allgather_recursive_doubling(const CollectiveJob& job) {
   Comm& comm = job.comm;

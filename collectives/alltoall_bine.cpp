@@ -43,8 +43,6 @@ namespace commlab {
 
 namespace {
 
-bool power_of_two(int P) { return (P & (P - 1)) == 0; }
-
 // The ranks whose blocks v holds before step s, in the order they are packed:
 // its own, then each step's partner's list after its own.
 std::vector<int> senders(const Butterfly& b, int v, int s) {

@@ -49,4 +49,31 @@ sys.exit(1 if bad or not quoted else 0)
 PY
 [ $? = 0 ] && ok "the report rows the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \
   || { fail "docs quote report rows that are not there"; cat "$TMP/out"; }
+# The CI budget's table (docs/building-and-testing.md): every test's seconds
+# as its committed log has them.
+python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
+import re, sys
+src, bad, n = sys.argv[1], 0, 0
+text = open(src + "/docs/building-and-testing.md").read()
+m = re.search(r"<!-- ci times: (\S+) (\S+) -->\n(.*?)<!-- end of ci times -->", text, re.S)
+logs = []
+for path in m.group(1), m.group(2):
+    t = {}
+    for line in open(src + "/" + path):
+        g = re.match(r" *\d+/\d+ Test +#\d+: (.*?[^ .]) \.+.*? ([0-9.]+) sec$", line.rstrip())
+        if g:
+            t[g.group(1)] = float(g.group(2))
+    logs.append(t)
+for row in m.group(3).splitlines()[2:]:
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    for (name, secs), log in zip(((cells[1], cells[2]), (cells[3], cells[4])), logs):
+        n += 1
+        if name not in log or abs(log[name] - float(secs)) > 0.051:
+            bad += 1
+            print(f"{name}: {secs} s in the table, {log.get(name)} in the log")
+print(f"{n} figures")
+sys.exit(1 if bad or not n else 0)
+PY
+[ $? = 0 ] && ok "the CI budget's table is its logs' ($(tail -1 "$TMP/out"))" \
+  || { fail "the CI budget's table and its logs differ"; cat "$TMP/out"; }
 finish
