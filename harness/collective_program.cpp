@@ -20,6 +20,7 @@
 #include "shape_data.hpp"
 #include "table.hpp"
 #include "tuned.hpp"
+#include "version.hpp"
 
 namespace commlab {
 
@@ -169,7 +170,8 @@ int collective_main(int argc, char** argv, const std::string& operation,
   return run_program<Options>(
       argc, argv,
       [&](int n, char** args, int P, int rank) {
-        Parsed parsed = parse_options(n, args, program, description);
+        Parsed parsed =
+            parse_options(n, args, program, description, version_text(program, mpi_version()));
         Parse<Options> p;
         p.help = parsed.help;
         if (!parsed.run) return p;

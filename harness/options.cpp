@@ -9,8 +9,6 @@
 
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
-#include "host.hpp"
-#include "version.hpp"
 
 namespace commlab {
 
@@ -227,7 +225,7 @@ void interpret(const Typed& t, Options& o) {
 }  // namespace
 
 Parsed parse_options(int argc, char** argv, const std::string& program,
-                     const std::string& description) {
+                     const std::string& description, const std::string& version) {
   Parsed out;
   out.opts.program = program;
   CLI::App app(description, program);
@@ -235,7 +233,7 @@ Parsed parse_options(int argc, char** argv, const std::string& program,
   Typed typed;
   add_flags(app, out.opts, typed);
   out.help = app.help();
-  app.set_version_flag("--version", version_text(program, mpi_version()));
+  if (!version.empty()) app.set_version_flag("--version", version);  // the programs' text
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

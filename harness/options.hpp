@@ -58,8 +58,9 @@ struct Parsed {
   bool run = true;  // false after --help
   std::string help;
 };
+// `version`: what --version prints (harness/version.hpp); none, no --version.
 Parsed parse_options(int argc, char** argv, const std::string& program,
-                     const std::string& description);
+                     const std::string& description, const std::string& version = "");
 
 // The algorithms -a asked for, in the program's order, or a UsageError naming
 // the unknown one and the choices.

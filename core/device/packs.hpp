@@ -10,11 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define COMMLAB_HOST_DEVICE __host__ __device__
-#else
-#define COMMLAB_HOST_DEVICE
-#endif
+#include "core/vocabulary/half.hpp"  // COMMLAB_HOST_DEVICE
 
 namespace commlab {
 
