@@ -128,13 +128,10 @@ struct Assessed {
 };
 Assessed assess(const std::vector<const Measurement*>& ms,
                 std::map<int, std::vector<uint64_t>>* missed = nullptr) {
-  std::vector<std::vector<double>> x;
-  std::vector<double> t;
-  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
-  Assessed a{fit_gamma_where_it_holds(x, t)};
+  Assessed a{fit_time_model(ms)};
   for (size_t i = 0; i < ms.size(); ++i) {
-    double predicted = a.fit.predict(x[i]);
-    if (t[i] > 0 && std::abs(predicted - t[i]) <= kMissBy * t[i])
+    const double t = ms[i]->t_median_us, predicted = a.fit.predict(regressors(*ms[i]));
+    if (t > 0 && std::abs(predicted - t) <= kMissBy * t)
       ++a.within;
     else if (missed)
       (*missed)[ms[i]->P].push_back(ms[i]->bytes);
@@ -353,6 +350,10 @@ std::vector<double> regressors(const Measurement& m) {
   // Ranks sharing one GPU over direct access share its memory: a step's
   // fixed cost, and every rank's bytes moved in memory (time-model.md).
   if (m.shares_gpu_memory()) return {double(*m.model_steps), double(*m.memory_moved_B)};
+  // Ranks of one node on host buffers share its memory: each step's busiest
+  // rank's bytes moved, and every rank's (time-model.md).
+  if (m.on_one_node_memory())
+    return {double(*m.model_steps), double(*m.model_memory_rank_B), double(*m.model_memory_node_B)};
   // On a network of nodes its busiest link, step by step, in place of the
   // busiest port (time-model.md).
   if (m.on_network())
@@ -362,6 +363,15 @@ std::vector<double> regressors(const Measurement& m) {
   return {double(*m.model_steps),
           double(across ? *m.model_port_critical_B : *m.model_critical_path_B),
           double(m.model_reduced_max_B.value_or(0))};
+}
+
+Fit fit_time_model(const std::vector<const Measurement*>& ms) {
+  std::vector<std::vector<double>> x;
+  std::vector<double> t;
+  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
+  const bool gamma_last = !ms.empty() && ms.front()->hand() && !ms.front()->on_one_node_memory() &&
+                          !ms.front()->shares_gpu_memory();
+  return gamma_last ? fit_gamma_where_it_holds(x, t) : fit_nonnegative(x, t);
 }
 
 std::string percent(double share) { return fmt::format("{:.3g}%", share * 100); }

@@ -37,10 +37,15 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
 // The regressors of the time model for a row (fit.hpp). Hand-written: steps,
 // bytes and reduced bytes, where the bytes are those through the busiest
 // node's port when the ranks ran on several nodes, else those along the
-// critical path (one node, or files older than the column); ranks sharing
-// one GPU over direct access: steps and the bytes moved in its memory.
-// Library: 1, N.
+// critical path (files older than the memory columns); ranks of one node on
+// host buffers: steps, and each step's busiest rank's and every rank's bytes
+// moved in memory; ranks sharing one GPU over direct access: steps and the
+// bytes moved in its memory. Library: 1, N.
 std::vector<double> regressors(const Measurement& m);
+// The time model fitted to rows (of one width): gamma where it holds
+// (fit.hpp) for the rows whose last regressor is the bytes reduced; one
+// node's memory counts its reductions in the bytes moved already.
+Fit fit_time_model(const std::vector<const Measurement*>& ms);
 
 // The first screen's rows: from this size the network decides the time, and
 // the time model is fitted and judged there (summary.cpp; predict --fit).

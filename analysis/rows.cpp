@@ -130,6 +130,8 @@ Measurement to_measurement(const RowCells& c) {
   m.port_critical_B = c.count(Col::port_critical_B);
   m.model_port_critical_B = c.count(Col::model_port_critical_B);
   m.model_reduced_max_B = c.count(Col::model_reduced_max_rank_B);
+  m.model_memory_rank_B = c.count(Col::model_memory_rank_B);
+  m.model_memory_node_B = c.count(Col::model_memory_node_B);
   m.network = c.text(Col::network);
   m.link_critical_B = c.count(Col::link_critical_B);
   m.model_link_critical_B = c.count(Col::model_link_critical_B);

@@ -54,6 +54,14 @@ struct Measurement {
   // What every rank's copies and reductions read and wrote in one call,
   // summed (the direct transport's hand-written rows; absent elsewhere).
   std::optional<uint64_t> memory_moved_B;
+  // One node's memory over MPI, step by step, as the model has it: each
+  // step's busiest rank's bytes read and written, and every rank's
+  // (time_model.hpp, memory_load). The time model charges these on one node.
+  std::optional<uint64_t> model_memory_rank_B, model_memory_node_B;
+  bool on_one_node_memory() const {
+    return hand() && device == "host" && nodes.value_or(1) <= 1 && model_memory_rank_B &&
+           model_memory_node_B && model_steps && !on_network();
+  }
   std::optional<int> ranks_per_gpu;  // GPU rows: the most ranks on one GPU
   // The iterations' distribution (absent from older files): p90, p99, the
   // median's 95% interval, the spread between ranks, the slowest rank and

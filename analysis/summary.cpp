@@ -72,12 +72,7 @@ std::map<Key, Rows> hand_groups(const std::vector<Measurement>& rows) {
 }
 
 // Gamma only where it holds (fit.hpp).
-Fit fit_of(const Rows& ms) {
-  std::vector<std::vector<double>> x;
-  std::vector<double> t;
-  for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
-  return fit_gamma_where_it_holds(x, t);
-}
+Fit fit_of(const Rows& ms) { return fit_time_model(ms); }
 
 double off(const Fit& f, const Measurement& m) {
   return (f.predict(regressors(m)) - m.t_median_us) / m.t_median_us;
@@ -244,8 +239,16 @@ Pooled pooled_fits(const std::vector<Measurement>& rows, const Machine& machine)
   return p;
 }
 
+// The fabrics and dtypes whose groups' rows are of a kind (their first row's).
+std::set<Data> data_where(const std::map<Key, Rows>& groups, bool (Measurement::*kind)() const) {
+  std::set<Data> out;
+  for (const auto& [key, ms] : groups)
+    if (!ms.empty() && (ms.front()->*kind)()) out.insert({std::get<2>(key), std::get<3>(key)});
+  return out;
+}
+
 // What the first screen's fit is, what it is fitted to, and what it is asked.
-std::string summary_prose(bool gpu_memory, const std::string& network) {
+std::string summary_prose(bool gpu_memory, bool node_memory, const std::string& network) {
   const std::string large = human_bytes(kLargeMessage_B);
   return fmt::format(
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x "
@@ -264,13 +267,22 @@ std::string summary_prose(bool gpu_memory, const std::string& network) {
       "bandwidth, where the sweep measured one (machine.md). Gamma is kept only where it predicts "
       "left-out rows better and a byte reduced costs less than a byte sent: for the ring and "
       "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two "
-      "apart.{2}{3}\n\n",
+      "apart.{2}{3}{4}\n\n",
       large, percent(kWithin),
       gpu_memory ? " Where the ranks shared one GPU over direct access the resource is its "
                    "memory, not a port: t = a step's cost x steps + every rank's bytes moved in "
                    "memory (memory_moved_B) / the memory's bandwidth, beside the GPU's copy "
                    "bandwidth (machine.md)."
                  : "",
+      node_memory
+          ? " Where the ranks ran on one node on host buffers the resource is the node's "
+            "memory, not a port: t = alpha x steps + each step's busiest rank's bytes moved in "
+            "memory (read and written: a message copied once by its receiver, one received "
+            "then reduced five times its bytes; model_memory_rank_B) / one rate + every "
+            "rank's bytes moved (model_memory_node_B) / another, both fitted. The reductions "
+            "are in those bytes: no gamma of its own (docs/time-model.md, \"Memory as the "
+            "resource\")."
+          : "",
       network.empty() ? ""
                       : fmt::format(" The nodes were on {} (the rows' network): the bytes "
                                     "charged are its busiest link's, step by step, in place "
@@ -293,10 +305,24 @@ std::string gpu_memory_line(const Data& data, const Fit& f, std::optional<double
       f.loo_max * 100, f.loo_median * 100, f.n);
 }
 
+// A fit of one node's memory: a step's cost, and what a byte moved costs on
+// the busiest rank and over the node; a byte one rank moves alone costs both.
+std::string node_memory_line(const Data& data, const Fit& f) {
+  auto rate = [](double per_B) {
+    return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("free");
+  };
+  return fmt::format(
+      "- **{} {}**: alpha {:.1f} us; the busiest rank's bytes moved at {}, the node's at {} "
+      "(one rank moving memory alone: {}; the probe's copy is in copy_alone_GBps); R^2 {:.3f}; "
+      "leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+      data.first, data.second, f.at(0), rate(f.at(1)), rate(f.at(2)), rate(f.at(1) + f.at(2)), f.r2,
+      f.loo_max * 100, f.loo_median * 100, f.n);
+}
+
 // One line per fabric and dtype: the fitted alpha, 1/beta beside the links'
 // ping-pong, 1/gamma, and how well the fit predicts.
 std::string fitted_lines(const std::map<Data, Fit>& fits, const std::set<Data>& gpu_memory,
-                         const Machine& machine) {
+                         const std::set<Data>& node_memory, const Machine& machine) {
   const std::optional<double> link_GBps = machine.link_GBps;
   auto rate = [](double per_B) {
     return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("-");
@@ -311,8 +337,9 @@ std::string fitted_lines(const std::map<Data, Fit>& fits, const std::set<Data>& 
           data.first, data.second, human_bytes(kLargeMessage_B), measured);
       continue;
     }
-    if (gpu_memory.count(data)) {
-      s += gpu_memory_line(data, f, machine.gpu_copy_GBps);
+    if (gpu_memory.count(data) || node_memory.count(data)) {
+      s += gpu_memory.count(data) ? gpu_memory_line(data, f, machine.gpu_copy_GBps)
+                                  : node_memory_line(data, f);
       continue;
     }
     std::string link = measured;
@@ -399,16 +426,15 @@ std::string formulas_summary(const std::vector<Measurement>& rows, const Machine
   const auto& [groups, domain, fits] = p;
   if (groups.empty()) return "";
   auto fit_for = [&](const Key& key) -> const Fit& { return p.of(key); };
-  std::set<Data> gpu_memory;
-  for (const auto& [key, ms] : groups)
-    if (!ms.empty() && ms.front()->shares_gpu_memory())
-      gpu_memory.insert({std::get<2>(key), std::get<3>(key)});
+  const std::set<Data> gpu_memory = data_where(groups, &Measurement::shares_gpu_memory),
+                       node_memory = data_where(groups, &Measurement::on_one_node_memory);
   std::string network;  // the first network not the switch the hand-written rows ran on
   for (const auto& [key, ms] : groups)
     for (const Measurement* m : ms)
       if (network.empty() && m->on_network()) network = m->network;
-  std::string s = "## Do the formulas hold?\n\n" + summary_prose(!gpu_memory.empty(), network) +
-                  fitted_lines(fits, gpu_memory, machine);
+  std::string s = "## Do the formulas hold?\n\n" +
+                  summary_prose(!gpu_memory.empty(), !node_memory.empty(), network) +
+                  fitted_lines(fits, gpu_memory, node_memory, machine);
   const std::string large = human_bytes(kLargeMessage_B);
   std::vector<std::string> headings{
       "algorithm", "P", fmt::format("model within {}, N >= {}", percent(kWithin), large),

@@ -13,7 +13,6 @@
 namespace commlab {
 
 int bit_low_first(int v, int s, int) { return v ^ (1 << s); }
-int bit_high_first(int v, int s, int p2) { return v ^ (p2 >> (s + 1)); }
 
 long long swing_rho(int s) {
   const long long magnitude = 1LL << (s + 1);              // |(-2)^(s+1)|; shifting a
@@ -187,12 +186,11 @@ namespace {
 
 // The busiest node's (or link's) messages in step s of the butterfly. A
 // step is counted once per process and placement: latency- and
-// bandwidth-optimal forms share their partners, and Rabenseifner's step s
-// is recursive doubling's step log2 p2 - 1 - s, so predict at P = 2^20
-// routes each step of a pair of algorithms once.
+// bandwidth-optimal forms share their partners (Rabenseifner's are
+// recursive doubling's, Swing's are Swing's), so predict at P = 2^20 routes
+// each step of a pair of algorithms once.
 int64_t step_ports(const PowerOfTwoFold& fold, StepPorts& ports, Partner partner, int s,
                    int ranks_per_node, const Topology& network) {
-  if (partner == bit_high_first) partner = bit_low_first, s = log2_exact(fold.p2) - 1 - s;
   using Key = std::tuple<Partner, int, int, int, std::string>;
   thread_local std::map<Key, int64_t> counted;
   const Key key{partner, fold.P, ranks_per_node, s, network.describe()};

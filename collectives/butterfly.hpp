@@ -24,9 +24,8 @@ namespace commlab {
 
 // partner(v, s, p2): a perfect matching of 0 .. p2-1 for each step s.
 using Partner = int (*)(int v, int s, int p2);
-int bit_low_first(int v, int s, int p2);   // v ^ 2^s: recursive doubling
-int bit_high_first(int v, int s, int p2);  // v ^ p2 / 2^(s+1): Rabenseifner's halving
-int swing_partner(int v, int s, int p2);   // v + rho(s) (v even), v - rho(s) (v odd), mod p2
+int bit_low_first(int v, int s, int p2);  // v ^ 2^s: recursive doubling, Rabenseifner
+int swing_partner(int v, int s, int p2);  // v + rho(s) (v even), v - rho(s) (v odd), mod p2
 // Swing's signed distance at step s: (1 - (-2)^(s+1)) / 3 = 1, -1, 3, -5, 11, ...
 long long swing_rho(int s);
 

@@ -119,6 +119,15 @@ void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
         "(pml_monitoring_enable 0, or a build without it)\n");
 }
 
+// Every size asked for, in bytes, each dtype's counts (one node's memory is
+// probed at each: time_model.hpp, probe_copies).
+std::vector<size_t> sizes_asked(const Options& o) {
+  std::vector<size_t> sizes;
+  for (DType dtype : o.dtypes)
+    for (size_t count : o.counts_for(dtype)) sizes.push_back(count * element_size(dtype));
+  return sizes;
+}
+
 // Every shape asked for, each a row per implementation; the time model's
 // costs measured once, first.
 int measure_all(const Operation& op, const std::vector<std::string>& algorithms, const Options& o,
@@ -133,6 +142,7 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
     // the first dtype and op asked for.
     const Reduction first{o.dtypes.front(), o.ops.front()};
     cost = probe_cost(comm, op.reduces ? &first : nullptr, runner.shares_gpu());
+    if (op.reduces && o.device == Device::host) probe_copies(comm, sizes_asked(o), cost);
     if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
   }
   if (comm.rank() == 0) say_what_the_library_rows_lack(o, comm.size(), runner.library_counted());

@@ -69,6 +69,10 @@ std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData
     Row row = ctx.runner.measure(d.shape, c);
     if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
     if (d.direct) row.buffers = d.direct->buffers();
+    const double N_B = double(d.N * d.red.esize());
+    if (!ctx.cost.copy_alone.bytes.empty())
+      row.copy_alone_GBps = copy_GBps(ctx.cost.copy_alone, N_B),
+      row.copy_together_GBps = copy_GBps(ctx.cost.copy_together, N_B);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -64,6 +64,9 @@ struct Row {
   // reductions read and wrote in one call, summed, and that over the time.
   std::optional<uint64_t> memory_moved_B;
   std::optional<double> memory_GBps;
+  // Hand-written rows on host buffers: the probe's copy of this row's bytes,
+  // one rank alone and every rank at once (time_model.hpp, probe_copies).
+  std::optional<double> copy_alone_GBps, copy_together_GBps;
   // Where COMMLAB_LINK_DEVICES names the links: the bytes every link sent in
   // one call, by the kernel's counters, headers and control messages included.
   std::optional<uint64_t> links_sent_B;

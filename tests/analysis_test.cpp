@@ -740,3 +740,40 @@ TEST_CASE("Open MPI's rules files: what its reader would refuse, refused with th
              Catch::Contains("is not a number"));
   CHECK_THAT(rules_problem("/nonexistent/rules"), Catch::Contains("cannot read it"));
 }
+
+// On one node on host buffers the fit charges each step's busiest rank's and
+// every rank's bytes moved in memory (model_memory_rank_B, _node_B), with no
+// gamma of its own: rows made to follow it at 20 GB/s and 40 GB/s, P = 2, are
+// predicted exactly, and the rates come back; the port's bytes are not read.
+TEST_CASE("the summary on one node's memory: a step, the busiest rank's rate and the node's") {
+  std::vector<Measurement> rows;
+  struct {
+    const char* name;
+    double steps, rank, node;  // in units of N, at P = 2 (time_model_test works them)
+  } algos[] = {{"ring", 2, 5.5, 11}, {"recursive_doubling", 1, 7, 14}, {"master_worker", 2, 9, 11}};
+  for (uint64_t N : {uint64_t(1) << 20, uint64_t(1) << 22, uint64_t(1) << 24})
+    for (const auto& a : algos) {
+      Measurement m;
+      m.program = "allreduce", m.algorithm = a.name, m.impl = Impl::hand, m.device = "host";
+      m.dtype = "float32", m.op = "sum", m.check = Check::ok, m.P = 2, m.nodes = 1;
+      m.bytes = N, m.count = N / 4, m.model_steps = uint64_t(a.steps);
+      m.model_critical_path_B = 1, m.model_reduced_max_B = 1;  // not read on one node
+      m.model_memory_rank_B = uint64_t(a.rank * double(N));
+      m.model_memory_node_B = uint64_t(a.node * double(N));
+      m.t_median_us = m.t_avg_us =
+          30 * a.steps + a.rank * double(N) / 20e3 + a.node * double(N) / 40e3;
+      rows.push_back(m);
+    }
+  CHECK(rows.front().on_one_node_memory());
+  CHECK(regressors(rows.front()).size() == 3);
+  const std::string s = formulas_summary(rows, Machine{});
+  INFO(s);
+  CHECK(s.find("the busiest rank's bytes moved at 20 GB/s, the node's at 40 GB/s (one rank moving "
+               "memory alone: 13.3 GB/s") != std::string::npos);
+  CHECK(s.find("alpha 30.0 us") != std::string::npos);
+  CHECK(s.find("| recursive_doubling (allreduce) | 2 (fitted) | **yes** (3 of 3) |") !=
+        std::string::npos);
+  CHECK(
+      s.find("Where the ranks ran on one node on host buffers the resource is the node's memory") !=
+      std::string::npos);
+}

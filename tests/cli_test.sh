@@ -264,20 +264,20 @@ pred --link 1gbe -P 32 -m 1M --topology dragonfly:4x8; grep -q "network: dragonf
 # COMMLAB_TOPOLOGY: the rows count the network's links from the messages sent;
 # with --node-size 1 the 8 ranks of one machine stand for a ring of 8 nodes
 # (lab 08), and every row's busiest link equals the model's (docs/algorithms.md
-# works P = 8 by hand: Rabenseifner 5.25 N, Swing 2 N).
+# works P = 8 by hand: Rabenseifner 3 N, Swing 2 N).
 COMMLAB_TOPOLOGY=ring:8 run 8 "$BIN/allreduce" -a rabenseifner,swing_bandwidth -n 256 -i 1 -x 0 --node-size 1 --csv "$TMP/net.csv"
 "$BIN/report" --column algorithm,network,link_critical_B,model_link_critical_B,hop_B,model_hop_B,check "$TMP/net.csv" >"$TMP/net.tsv"
-grep -qx "rabenseifner	ring:8	5376	5376	43008	43008	ok" "$TMP/net.tsv" \
+grep -qx "rabenseifner	ring:8	3072	3072	24576	24576	ok" "$TMP/net.tsv" \
   && grep -qx "swing_bandwidth	ring:8	2048	2048	18432	18432	ok" "$TMP/net.tsv" \
-  && ok "COMMLAB_TOPOLOGY=ring:8, --node-size 1: link columns counted = model (5.25 N, 2 N)" || { fail "COMMLAB_TOPOLOGY rows"; cat "$TMP/net.tsv"; }
+  && ok "COMMLAB_TOPOLOGY=ring:8, --node-size 1: link columns counted = model (3 N, 2 N)" || { fail "COMMLAB_TOPOLOGY rows"; cat "$TMP/net.tsv"; }
 COMMLAB_TOPOLOGY=ring:4 run 8 "$BIN/allreduce" -n 4 -i 1 --node-size 1; refused $? "COMMLAB_TOPOLOGY smaller than the nodes" "and COMMLAB_TOPOLOGY=ring:4 has 4"
 COMMLAB_TOPOLOGY=mesh run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_TOPOLOGY unknown" "^error: COMMLAB_TOPOLOGY=mesh: use switch"
 COMMLAB_TOPOLOGY=ring:4 COMMLAB_NODE_ORDER=/nonexistent run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_NODE_ORDER unreadable" "COMMLAB_NODE_ORDER=/nonexistent: cannot be read"
 echo "some-other-host" >"$TMP/order"
 COMMLAB_TOPOLOGY=ring:4 COMMLAB_NODE_ORDER=$TMP/order run 2 "$BIN/allreduce" -n 4 -i 1; refused $? "COMMLAB_NODE_ORDER without this host" "rank 0's host is not in it"
 # docs/predict.md's table: P = 256, 64 MiB, 100gbe on the switch, a fat tree, a dragonfly.
-for net_row in "switch 11164.68 +10710.20 +10710.20" "fattree:16:4 11164.68 +40909.18 +12933.18" \
-               "dragonfly:16x16 11164.68 +161705.14 +14568.95"; do
+for net_row in "switch 11164.68 +10710.20 +10710.20" "fattree:16:4 11164.68 +12597.63 +12933.18" \
+               "dragonfly:16x16 11164.68 +20147.38 +14568.95"; do
   read -r net ring_us rab_us swing_us <<<"$net_row"
   pred --link 100gbe -P 256 -m 64M -a ring,rabenseifner,swing_bandwidth --topology "$net"
   grep -qE "^ +256 +64 MiB +$ring_us $rab_us $swing_us " "$TMP/out" && ok "predict.md's table: $net" \

@@ -49,6 +49,28 @@ sys.exit(1 if bad or not quoted else 0)
 PY
 [ $? = 0 ] && ok "the report rows the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \
   || { fail "docs quote report rows that are not there"; cat "$TMP/out"; }
+# Counts a page quotes from a committed report's first screen: a line
+# <!-- within 15%: FILE K of M --> says that K of the M algorithms in FILE's
+# "Do the formulas hold?" table are within 15% at every row (**yes**).
+python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
+import glob, os, re, sys
+src, bad, n = sys.argv[1], 0, 0
+for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
+    for m in re.finditer(r"<!-- within 15%: (\S+) (\d+) of (\d+) -->", open(page).read()):
+        n += 1
+        screen = open(os.path.join(src, m.group(1))).read().split("## Do the formulas hold?")[1]
+        table = screen.split("\n| algorithm | P | model within")[1].split("\n\n")[0]
+        rows = [l for l in table.splitlines() if l.startswith("| ")]
+        yes = sum("**yes**" in l for l in rows)
+        if (yes, len(rows)) != (int(m.group(2)), int(m.group(3))):
+            bad += 1
+            print(f"{os.path.relpath(page, src)}: {m.group(1)} has {yes} of {len(rows)}, "
+                  f"the page says {m.group(2)} of {m.group(3)}")
+print(f"{n} counts")
+sys.exit(1 if bad or not n else 0)
+PY
+[ $? = 0 ] && ok "the first screens' counts the docs quote ($(tail -1 "$TMP/out"))" \
+  || { fail "docs quote first-screen counts the reports do not have"; cat "$TMP/out"; }
 # The CI budget's table (docs/building-and-testing.md): every test's seconds
 # as its committed log has them.
 python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'

@@ -164,3 +164,30 @@ TEST_CASE("time model: ranks sharing a GPU, its memory the resource, worked by h
   // A private buffer copied in by every rank at once: 4 ranks x 2 x 4 MiB.
   CHECK(gpu.copy_us(4 * MiB, 4) == Approx(32 * MiB / 1e6));
 }
+
+// One node's memory over MPI (memory_load), worked by hand at P = 2 and N =
+// 1 MiB (above the eager limit: a message is copied once, by its receiver):
+// each step's busiest rank's bytes moved, and both ranks', in units of N.
+TEST_CASE("one node's memory: each step's busiest rank and the node, worked by hand at P = 2") {
+  const size_t count = size_t(1) << 18;  // float32: 1 MiB
+  const uint64_t N = uint64_t(1) << 20;
+  auto load = [&](CollectiveAlgorithm a, uint64_t own_copy_B) {
+    const MemoryLoad l = memory_load(a.model(2, count, 4, 0), 2, own_copy_B);
+    return std::pair{double(l.rank_B) / double(N), double(l.node_B) / double(N)};
+  };
+  // Recursive doubling: one step, both ranks receive N and reduce it into
+  // their own (2N + 3N each) at once.
+  CHECK(load(allreduce_recursive_doubling_algorithm(), 0) == std::pair{5.0, 10.0});
+  // Not in place: first each rank's input copied into its result (2N each).
+  CHECK(load(allreduce_recursive_doubling_algorithm(), N) == std::pair{7.0, 14.0});
+  // Master-worker: the master receives and reduces (5N), then the worker
+  // receives the result (2N): one rank at a time.
+  CHECK(load(allreduce_master_worker_algorithm(), 0) == std::pair{7.0, 7.0});
+  // The ring: halves, reduced (2.5N each), then stored (N each), both ranks at once.
+  CHECK(load(allreduce_ring_algorithm(), 0) == std::pair{3.5, 7.0});
+  // At or below the eager limit the sender copies too: 1 KiB, 5 + 2 per rank.
+  const MemoryLoad small =
+      memory_load(allreduce_recursive_doubling_algorithm().model(2, 256, 4, 0), 2, 0);
+  CHECK(small.rank_B == 7 * 1024);
+  CHECK(small.node_B == 14 * 1024);
+}

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -73,6 +75,60 @@ uint64_t memory_B(const Traffic& t) {
     }
   for (const auto& [where, pass] : passes) B += (pass.first + 2) * pass.second;
   return B;
+}
+
+namespace {
+
+// Each step's bytes moved in memory, by rank (memory_load says what counts);
+// the own copy, when there is one, a step of its own before the others.
+std::map<int, std::vector<uint64_t>> moved_by_step(const Traffic& t, int P, uint64_t own_copy_B) {
+  std::map<int, std::vector<uint64_t>> moved;
+  auto at = [&](int step, int rank) -> uint64_t& {
+    std::vector<uint64_t>& ranks = moved[step];
+    if (ranks.empty()) ranks.assign(size_t(P), 0);
+    return ranks.at(size_t(rank));
+  };
+  if (own_copy_B) moved[-1].assign(size_t(P), 2 * own_copy_B);
+  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> passes;  // (to, step): terms, bytes
+  for (const Message& m : t.messages) {
+    const bool eager = m.bytes <= kEagerLimit_B;
+    switch (m.arrival) {
+      case Arrival::stored:
+      case Arrival::reduced:
+      case Arrival::reduced_in_flight:
+        at(m.step, m.to) += (m.arrival == Arrival::stored ? 2 : 5) * m.bytes;
+        if (eager) at(m.step, m.from) += 2 * m.bytes;
+        break;
+      case Arrival::read:
+        at(m.step, m.to) += 2 * m.bytes;
+        break;
+      case Arrival::read_reduced: {
+        auto& [terms, bytes] = passes[{m.to, m.step}];
+        ++terms, bytes = std::max(bytes, m.bytes);
+        break;
+      }
+    }
+  }
+  for (const auto& [where, pass] : passes)
+    at(where.second, where.first) += (pass.first + 2) * pass.second;
+  return moved;
+}
+
+}  // namespace
+
+MemoryLoad memory_load(const Traffic& t, int P, uint64_t own_copy_B) {
+  MemoryLoad load;
+  for (const auto& [step, ranks] : moved_by_step(t, P, own_copy_B)) {
+    load.rank_B += *std::max_element(ranks.begin(), ranks.end());
+    for (uint64_t b : ranks) load.node_B += b;
+  }
+  return load;
+}
+
+double copy_GBps(const Curve& copy, double b) {
+  if (copy.bytes.empty()) return 0;
+  const double us = copy.at(b);
+  return us > 0 ? 2 * b / us / 1e3 : 0;
 }
 
 ProbeScale probe_scale_from_env() {
@@ -249,6 +305,31 @@ CostModel probe_cost(Comm& comm, const Reduction* red, bool shared_gpu) {
   share_rank0(comm, m);
   scale(m, probe_scale_from_env());  // checked when the flags were
   return m;
+}
+
+void probe_copies(Comm& comm, const std::vector<size_t>& sizes_B, CostModel& m) {
+  // Past 64 MiB the curve goes on along its last piece (a constant rate):
+  // a larger probe would take more memory than the run it prices.
+  constexpr size_t kLargestCopy_B = size_t{64} << 20;
+  std::set<size_t> sizes;
+  for (size_t b : sizes_B)
+    if (b > 0) sizes.insert(std::min(b, kLargestCopy_B));
+  m.copy_alone = m.copy_together = {};
+  for (size_t b : sizes) {
+    std::vector<char> from(b, 1), to(b, 0);  // touched: no page faults in the timing
+    auto copy = [&] { std::memcpy(to.data(), from.data(), b); };
+    const int reps = b <= (size_t{1} << 20) ? 9 : 5;
+    m.copy_alone.bytes.push_back(double(b));
+    m.copy_alone.us.push_back(median_us(comm, reps, [&] {
+      if (comm.rank() == 0) copy();
+    }));
+    m.copy_together.bytes.push_back(double(b));
+    m.copy_together.us.push_back(median_us(comm, reps, copy));
+  }
+  for (Curve* c : {&m.copy_alone, &m.copy_together}) {
+    MPI_Bcast(c->us.data(), int(c->us.size()), MPI_DOUBLE, 0, comm.mpi());
+    monotone(*c);
+  }
 }
 
 std::string describe(const CostModel& m) {

@@ -56,6 +56,10 @@ struct CostModel {
   // Set for ranks sharing one GPU: predictions are steps x step_us + the
   // model's memory bytes (memory_B) over GBps, not the port's curves.
   std::optional<SharedMemory> shared;
+  // One node's memory, for ranks on host buffers (probe_copies): the us to
+  // copy b bytes for one rank alone while the others wait, and for each rank
+  // while every rank copies at once. Empty where not measured.
+  Curve copy_alone, copy_together;
 
   double step_us(const StepLoad& s) const;
   double predict_us(const Traffic& t) const;
@@ -73,6 +77,30 @@ struct CostModel {
 // pass over k + 1 terms and the result ((k + 2) x). The copies a schedule
 // makes of its own buffers are not messages and are left out.
 uint64_t memory_B(const Traffic& t);
+
+// One node's memory as the resource, for ranks on host buffers
+// (docs/time-model.md, "Memory as the resource"): what each step of the
+// schedule reads and writes in memory, on its busiest rank and on every
+// rank together, summed over the steps. Over Open MPI's shared memory (vader,
+// without XPMEM) a message above the eager limit is copied once, by its
+// receiver through CMA (2 x its bytes); at or below it, through a shared
+// segment (2 x at the sender and 2 x at the receiver). One reduced on
+// arrival is received, then reduced into the rank's own buffer (2 x, then
+// 3 x: two terms read, the result written). Read from a peer's memory:
+// memory_B's figures. own_copy_B: every rank first copies its input into its
+// result (an all-reduce not in place), all at once, a step of its own.
+struct MemoryLoad {
+  uint64_t rank_B = 0;  // each step's busiest rank's bytes, summed
+  uint64_t node_B = 0;  // each step's bytes over every rank, summed
+};
+constexpr uint64_t kEagerLimit_B = 4096;  // Open MPI 4.1's btl_vader_eager_limit without XPMEM
+MemoryLoad memory_load(const Traffic& t, int P, uint64_t own_copy_B);
+// Measures copy_alone and copy_together at each of `sizes_B` (host buffers,
+// a few ms at 16 MiB), rank 0's medians shared by all.
+void probe_copies(Comm& comm, const std::vector<size_t>& sizes_B, CostModel& m);
+// What a copy of b bytes moves per us, read plus written, as GB/s; 0 where
+// the curve is empty.
+double copy_GBps(const Curve& copy, double b);
 
 // Measures the model on this machine, the same on every rank (collective,
 // tens of milliseconds): every rank sends m bytes to its right and receives
