@@ -48,8 +48,15 @@ const std::pair<const char*, const char*> kFieldWords[] = {
     {"link_critical_B", "the busiest link's bytes in each step, summed over the steps"},
     {"hop_B", "every message's bytes times the links it crosses"}};
 
-// A computed answer is right within this: 4 significant figures.
-constexpr double kPredictTolerance = 0.001;
+// A computed answer asked to 4 significant figures is right within one unit
+// of its fourth figure (a student's rounding, and one more in the last
+// place): 6321.5 takes 6320.5 to 6322.5. A relative tolerance of 0.1%
+// took up to ten units, so that one alpha more or less (5 us in 6322, 1.47
+// in 8235) passed where the question asks the steps to be counted.
+double four_figures(double answer) {
+  const double size = std::fabs(answer);
+  return size > 0 ? std::pow(10, std::floor(std::log10(size)) - 3) / size : 0;
+}
 // A slip nearer the answer than this many tolerances cannot be told from a
 // rounded right answer: the question's numbers must change until it shows.
 constexpr double kSlipMargin = 3;
@@ -444,8 +451,19 @@ Expected predict(const Question& q) {
                   "us", q.text);
   }
   Expected e = number(predicted_us(q, "algorithm", count), "us", q.text);
-  e.rel_tolerance = kPredictTolerance;
-  const std::vector<Slip> terms = time_slips(q, alpha_part, bytes_part);
+  e.rel_tolerance = four_figures(e.numbers.front());
+  std::vector<Slip> terms = time_slips(q, alpha_part, bytes_part);
+  // A step more or fewer: named where one alpha is more than a rounding.
+  const double alpha = need_positive(q, "alpha_us");
+  if (alpha > kSlipMargin * e.rel_tolerance * e.numbers.front())
+    for (double sign : {1.0, -1.0}) {
+      if (sign < 0 && alpha_part < 1.5 * alpha) continue;  // one step: "you left alpha out"
+      terms.push_back({{e.numbers.front() + sign * alpha},
+                       "",
+                       fmt::format("that is one step {} than the schedule has (one alpha, {} us): "
+                                   "list its steps again, each costs alpha",
+                                   sign > 0 ? "more" : "fewer", alpha)});
+    }
   e.slips.insert(e.slips.begin(), terms.begin(), terms.end());
   return e;
 }
