@@ -253,8 +253,9 @@ std::string summary_prose(bool gpu_memory, bool node_memory, const std::string& 
   return fmt::format(
       "One time model for every hand-written all-reduce algorithm on the same data, t = alpha x "
       "steps + "
-      "beta x bytes through the busiest port (or along the critical path, on one node) + gamma "
-      "x reduced bytes, fitted to all their rows of {0} or more at once (non-negative least "
+      "beta x bytes through the busiest port (on one node, along the critical path, where the "
+      "rows have no memory columns) + gamma x reduced bytes, fitted to all their rows of "
+      "{0} or more at once (non-negative least "
       "squares; where some runs had one rank per node, to those runs alone; else to the runs with "
       "a core "
       "for each rank, where machine.md gives the cores): does it predict "

@@ -41,6 +41,20 @@ const Buffer& library_result(const ShapeData& d, const std::string& algorithm) {
   return d.lib_results.front().second;
 }
 
+// One node's memory on host buffers (time_model.hpp): the schedule's loads,
+// once per row (an all-reduce not in place first copies its input into its
+// result), and the probe's copy rates at the row's size.
+void add_memory(Row& row, const ShapeData& d) {
+  const ProgramContext& ctx = d.ctx;
+  if (ctx.o.device != Device::host || !row.model || row.model->messages.empty()) return;
+  const uint64_t N_B = d.N * d.red.esize();
+  const bool copies = ctx.op.name == "allreduce" && !ctx.o.in_place;
+  row.memory = memory_load(*row.model, d.P, copies ? N_B : 0);
+  if (ctx.cost.copy_alone.bytes.empty()) return;
+  row.copy_alone_GBps = copy_GBps(ctx.cost.copy_alone, double(N_B));
+  row.copy_together_GBps = copy_GBps(ctx.cost.copy_together, double(N_B));
+}
+
 }  // namespace
 
 std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData& d) {
@@ -69,10 +83,7 @@ std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData
     Row row = ctx.runner.measure(d.shape, c);
     if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
     if (d.direct) row.buffers = d.direct->buffers();
-    const double N_B = double(d.N * d.red.esize());
-    if (!ctx.cost.copy_alone.bytes.empty())
-      row.copy_alone_GBps = copy_GBps(ctx.cost.copy_alone, N_B),
-      row.copy_together_GBps = copy_GBps(ctx.cost.copy_together, N_B);
+    add_memory(row, d);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "core/comm/errors.hpp"
-#include "core/comm/time_model.hpp"
 
 namespace commlab {
 
@@ -31,20 +30,6 @@ std::string real(const std::optional<double>& v, int digits) { return v ? fixed(
 std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*which,
                                                uint64_t Traffic::*field) {
   return [which, field](const Row& r) { return r.*which ? num((*(r.*which)).*field) : ""; };
-}
-
-// One node's memory, step by step (time_model.hpp), where the row has the
-// model's messages: a hand-written all-reduce not in place first copies its
-// input into its result.
-bool has_memory_model(const Row& r) {
-  return r.model && r.impl == Impl::hand && !r.model->messages.empty();
-}
-uint64_t own_copy_B(const Row& r) {
-  return r.run->program.rfind("allreduce", 0) == 0 && !r.run->in_place ? r.bytes : 0;
-}
-std::string memory_load_of(const Row& r, uint64_t MemoryLoad::*field) {
-  if (!has_memory_model(r)) return "";
-  return num(memory_load(*r.model, r.run->P, own_copy_B(r)).*field);
 }
 
 using Cell = std::function<std::string(const Row&)>;
@@ -159,9 +144,9 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::rank_mean_avg_us, [](const Row& r) { return real(r.rank_mean_avg_us, 3); }},
       {Col::rank_mean_max_us, [](const Row& r) { return real(r.rank_mean_max_us, 3); }},
       {Col::model_memory_rank_B,
-       [](const Row& r) { return memory_load_of(r, &MemoryLoad::rank_B); }},
+       [](const Row& r) { return r.memory ? num(r.memory->rank_B) : ""; }},
       {Col::model_memory_node_B,
-       [](const Row& r) { return memory_load_of(r, &MemoryLoad::node_B); }},
+       [](const Row& r) { return r.memory ? num(r.memory->node_B) : ""; }},
       {Col::copy_alone_GBps, [](const Row& r) { return real(r.copy_alone_GBps, 3); }},
       {Col::copy_together_GBps, [](const Row& r) { return real(r.copy_together_GBps, 3); }},
   };

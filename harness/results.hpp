@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/time_model.hpp"
 #include "core/comm/traffic.hpp"
 #include "core/vocabulary/columns.hpp"
 #include "core/vocabulary/outcome.hpp"
@@ -64,8 +65,10 @@ struct Row {
   // reductions read and wrote in one call, summed, and that over the time.
   std::optional<uint64_t> memory_moved_B;
   std::optional<double> memory_GBps;
-  // Hand-written rows on host buffers: the probe's copy of this row's bytes,
-  // one rank alone and every rank at once (time_model.hpp, probe_copies).
+  // Hand-written rows on host buffers: one node's memory loads from the
+  // schedule (time_model.hpp, memory_load), and the probe's copy of this
+  // row's bytes, one rank alone and every rank at once (probe_copies).
+  std::optional<MemoryLoad> memory;
   std::optional<double> copy_alone_GBps, copy_together_GBps;
   // Where COMMLAB_LINK_DEVICES names the links: the bytes every link sent in
   // one call, by the kernel's counters, headers and control messages included.

@@ -24,53 +24,45 @@ for dir in "$SRC"/results/*/ "$SRC"/results/*/*/; do
     && ok "${dir#"$SRC"/}: report.md and model.csv as report writes them" || fail "${dir#"$SRC"/}"
 done
 
-# Figures a page quotes from a committed report: every table row between
-# <!-- quoted from FILE --> and <!-- end of quote --> is in FILE, in a table
-# under the same ### heading.
+# Figures a page quotes from a committed report, in one pass over the pages:
+# - every table row between <!-- quoted from FILE --> and <!-- end of quote -->
+#   is in FILE, in a table under the same ### heading;
+# - a line <!-- within 15%: FILE K of M --> says that K of the M algorithms
+#   in FILE's "Do the formulas hold?" table are within 15% at every row.
 python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
 import glob, os, re, sys
-src, bad, quoted = sys.argv[1], 0, 0
+src, bad, quoted, counts = sys.argv[1], 0, 0, 0
+def report(path):
+    return open(os.path.join(src, path)).read()
 for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
-    text = open(page).read()
+    text, where = open(page).read(), os.path.relpath(page, src)
     for m in re.finditer(r"<!-- quoted from (\S+) -->\n(.*?)<!-- end of quote -->", text, re.S):
-        report = open(os.path.join(src, m.group(1))).read().split("\n### ")
+        sections = report(m.group(1)).split("\n### ")
         heading = None
         for line in m.group(2).splitlines():
             if line.startswith("### "):
                 heading = line[4:]
             elif line.startswith("| ") and not line.startswith("| N |"):
                 quoted += 1
-                tables = [t.splitlines() for t in report if t.splitlines()[0] == heading]
+                tables = [t.splitlines() for t in sections if t.splitlines()[0] == heading]
                 if not any(line in t for t in tables):
                     bad += 1
-                    print(f"{os.path.relpath(page, src)}: not in {m.group(1)} under {heading}: {line}")
-print(f"{quoted} quoted rows")
-sys.exit(1 if bad or not quoted else 0)
-PY
-[ $? = 0 ] && ok "the report rows the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \
-  || { fail "docs quote report rows that are not there"; cat "$TMP/out"; }
-# Counts a page quotes from a committed report's first screen: a line
-# <!-- within 15%: FILE K of M --> says that K of the M algorithms in FILE's
-# "Do the formulas hold?" table are within 15% at every row (**yes**).
-python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
-import glob, os, re, sys
-src, bad, n = sys.argv[1], 0, 0
-for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
-    for m in re.finditer(r"<!-- within 15%: (\S+) (\d+) of (\d+) -->", open(page).read()):
-        n += 1
-        screen = open(os.path.join(src, m.group(1))).read().split("## Do the formulas hold?")[1]
+                    print(f"{where}: not in {m.group(1)} under {heading}: {line}")
+    for m in re.finditer(r"<!-- within 15%: (\S+) (\d+) of (\d+) -->", text):
+        counts += 1
+        screen = report(m.group(1)).split("## Do the formulas hold?")[1]
         table = screen.split("\n| algorithm | P | model within")[1].split("\n\n")[0]
         rows = [l for l in table.splitlines() if l.startswith("| ")]
         yes = sum("**yes**" in l for l in rows)
         if (yes, len(rows)) != (int(m.group(2)), int(m.group(3))):
             bad += 1
-            print(f"{os.path.relpath(page, src)}: {m.group(1)} has {yes} of {len(rows)}, "
-                  f"the page says {m.group(2)} of {m.group(3)}")
-print(f"{n} counts")
-sys.exit(1 if bad or not n else 0)
+            print(f"{where}: {m.group(1)} has {yes} of {len(rows)}, the page says "
+                  f"{m.group(2)} of {m.group(3)}")
+print(f"{quoted} quoted rows, {counts} first-screen counts")
+sys.exit(1 if bad or not quoted or not counts else 0)
 PY
-[ $? = 0 ] && ok "the first screens' counts the docs quote ($(tail -1 "$TMP/out"))" \
-  || { fail "docs quote first-screen counts the reports do not have"; cat "$TMP/out"; }
+[ $? = 0 ] && ok "the report rows and counts the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \
+  || { fail "docs quote report rows or counts that are not there"; cat "$TMP/out"; }
 # The CI budget's table (docs/building-and-testing.md): every test's seconds
 # as its committed log has them.
 python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
