@@ -25,7 +25,7 @@ namespace {
 // The butterfly's exchange (collectives/butterfly.cpp), partners a bit
 // apart from the lowest bit up.
 void allreduce_recursive_doubling(const CollectiveJob& job) {
-  butterfly_exchange(job, Butterfly::of(job.comm.size(), bit_low_first), allreduce_buffer(job));
+  butterfly_exchange(job, Butterfly::of(job.comm.size(), bit_low_first));
 }
 
 Traffic model_allreduce_recursive_doubling(int P, size_t count, size_t esize, int) {
@@ -46,6 +46,9 @@ ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per
 CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
   CollectiveAlgorithm a{"recursive_doubling", allreduce_recursive_doubling,
                         sized<model_allreduce_recursive_doubling>};
+  a.own_copies = [](int P, int rank, bool in_place) {
+    return butterfly_exchange_own_copies(Butterfly::of(P, bit_low_first), rank, in_place);
+  };
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   a.at_scale = [](int P, double N, int k) {

@@ -24,7 +24,7 @@ namespace commlab {
 namespace {
 
 void allreduce_swing_latency(const CollectiveJob& job) {
-  butterfly_exchange(job, Butterfly::of(job.comm.size(), swing_partner), allreduce_buffer(job));
+  butterfly_exchange(job, Butterfly::of(job.comm.size(), swing_partner));
 }
 
 Traffic model_allreduce_swing_latency(int P, size_t count, size_t esize, int) {
@@ -44,6 +44,9 @@ ScaledTraffic scaled_allreduce_swing_latency(int P, double N, int ranks_per_node
 CollectiveAlgorithm allreduce_swing_latency_algorithm() {
   CollectiveAlgorithm a{"swing_latency", allreduce_swing_latency,
                         sized<model_allreduce_swing_latency>};
+  a.own_copies = [](int P, int rank, bool in_place) {
+    return butterfly_exchange_own_copies(Butterfly::of(P, swing_partner), rank, in_place);
+  };
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   a.at_scale = [](int P, double N, int k) { return scaled_allreduce_swing_latency(P, N, k, {}); };

@@ -81,6 +81,11 @@ struct CollectiveAlgorithm {
   // 4.0: Swing), and it moves the bytes of one that they do: a library row
   // is not named for it.
   bool not_in_libraries = false;
+  // How many times rank `rank` copies the whole vector between buffers of its
+  // own in one run: no message, but one node's memory carries it
+  // (time_model.hpp, memory_load). Null: an all-reduce's allreduce_buffer,
+  // once not in place and never in place; other operations, never.
+  int (*own_copies)(int P, int rank, bool in_place) = nullptr;
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;

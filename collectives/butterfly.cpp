@@ -63,28 +63,46 @@ const Butterfly& Butterfly::of(int P, Partner partner) {
   return it->second;
 }
 
-void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data) {
+void butterfly_exchange(const CollectiveJob& job, const Butterfly& b) {
   const size_t bytes = job.count * job.esize();
-  b.fold.fold_in(job, data, bytes);
+  char* data = static_cast<char*>(job.out);
   const int v = b.fold.virtual_rank(job.comm.rank());
-  int step = b.fold.first_step();
   // Each step sends this rank's buffer and reduces it with the partner's
-  // into the other of two (data and scratch, in turn): no buffer is written
+  // into another (the result and scratch, in turn): no buffer is written
   // while the partner may still read it, so over direct access the partner's
-  // bytes are reduced straight from its memory, one pass a step.
-  char* mine = data;
-  char* other = static_cast<char*>(job.mem.scratch(bytes));
+  // bytes are reduced straight from its memory, one pass a step. Not in
+  // place, a rank outside the fold starts from its input and the turns end
+  // in the result: it copies nothing of its own (a copy costs about what a
+  // step's reduction does on one node). In place, or in the fold, it starts
+  // from the result, and copies back after an odd number of steps.
+  const bool from_input = !job.in_place() && job.comm.rank() >= 2 * b.fold.extra;
+  if (!from_input) allreduce_buffer(job);
+  b.fold.fold_in(job, data, bytes);
+  char* scratch = static_cast<char*>(job.mem.scratch(bytes));
+  const char* mine = from_input ? static_cast<const char*>(job.in) : data;
+  auto into = [&](int s) {  // where step s - 1's sum lands
+    return (from_input ? (b.steps - s) % 2 : s % 2) ? scratch : data;
+  };
+  int step = b.fold.first_step();
   job.comm.begin_phase(Phase::exchange);
   for (int s = 0; s < b.steps; ++s, ++step) {
     if (v < 0) continue;  // folded away: waits for the result
     const int partner = b.fold.real_rank(b.partner(v, s));
+    char* other = into(s + 1);
     job.comm.watch(mine, bytes);  // --steps: the buffer that holds the last step's sum
     job.comm.sendrecv_reduce_to(partner, mine, bytes, partner, other, mine, bytes, job.red, {step});
-    std::swap(mine, other);
+    mine = other;
   }
-  if (mine != data) job.mem.copy(data, mine, bytes);
+  if (mine != data) job.mem.copy(data, mine, bytes);  // P = 1 too
   job.comm.watch(data, bytes);
   b.fold.fold_out(job, data, bytes, step);
+}
+
+int butterfly_exchange_own_copies(const Butterfly& b, int rank, bool in_place) {
+  const bool from_input = !in_place && rank >= 2 * b.fold.extra;
+  if (from_input) return b.steps == 0 ? 1 : 0;  // P = 1: the input is the answer
+  const bool copies_back = b.fold.virtual_rank(rank) >= 0 && b.steps % 2;
+  return (in_place ? 0 : 1) + (copies_back ? 1 : 0);
 }
 
 Block kept(Block held, int p, int d) {

@@ -64,10 +64,13 @@ struct PositionedParts {
   size_t bytes(Block k) const { return at_B[size_t(k.hi)] - at_B[size_t(k.lo)]; }
 };
 
-// The whole schedules, fold included, on `data` (the all-reduce's buffer).
-void butterfly_exchange(const CollectiveJob& job, const Butterfly& b, char* data);
+// The whole schedules, fold included: the exchange from the job's input into
+// its result; halving and doubling on `data` (the all-reduce's buffer).
+void butterfly_exchange(const CollectiveJob& job, const Butterfly& b);
 void halving_doubling(const CollectiveJob& job, const Butterfly& b, char* data);
 Traffic tally_butterfly_exchange(const Butterfly& b, size_t count, size_t esize);
+// The exchange's copies of a rank's own vector (CollectiveAlgorithm::own_copies).
+int butterfly_exchange_own_copies(const Butterfly& b, int rank, bool in_place);
 Traffic tally_halving_doubling(const Butterfly& b, size_t count, size_t esize);
 // The closed forms (at_scale): the busiest node's port, step by step; or
 // on a network (on_network), the busiest link of it.

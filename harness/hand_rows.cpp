@@ -13,12 +13,13 @@ namespace {
 struct Planned {
   std::vector<std::pair<std::string, size_t>> rows;
   std::vector<Predicted> predicted;
+  std::string auto_near;  // what auto chose between (near_fastest)
 };
 
 Planned plan(const std::vector<std::string>& algorithms, const ShapeData& d) {
   const ProgramContext& ctx = d.ctx;
   const size_t n = ctx.op.algorithms.size();
-  Planned p{{}, std::vector<Predicted>(n)};
+  Planned p{{}, std::vector<Predicted>(n), {}};
   for (size_t i = 0; i < n; ++i)
     if (ctx.picked(algorithms, ctx.op.algorithms[i].name))
       p.rows.emplace_back(ctx.op.algorithms[i].name, i);
@@ -28,8 +29,18 @@ Planned plan(const std::vector<std::string>& algorithms, const ShapeData& d) {
   else
     for (const auto& [name, i] : p.rows)
       p.predicted[i] = predict(ctx.op.algorithms[i], ctx.cost, d.job);
+  if (ctx.o.device == Device::host) {
+    // One node's memory as the resource (docs/time-model.md): over MPI on
+    // one node it prices the algorithms, and so auto's choice.
+    add_memory_loads(p.predicted, ctx.op, d.job, d.in_place, ctx.runner.direct());
+    if (d.job.nodes.count() <= 1 && !ctx.runner.direct())
+      price_by_memory(p.predicted, ctx.cost, d.job);
+  }
   if (d.direct) d.direct->price_copies(p.predicted, ctx.op, ctx.cost, double(d.N * d.red.esize()));
-  if (with_auto) p.rows.emplace_back(kAuto, fastest(ctx.op, p.predicted, ctx.runner.direct()));
+  if (with_auto) {
+    p.rows.emplace_back(kAuto, fastest(ctx.op, p.predicted, ctx.runner.direct()));
+    p.auto_near = near_fastest(ctx.op, p.predicted, ctx.runner.direct());
+  }
   return p;
 }
 
@@ -41,16 +52,14 @@ const Buffer& library_result(const ShapeData& d, const std::string& algorithm) {
   return d.lib_results.front().second;
 }
 
-// One node's memory on host buffers (time_model.hpp): the schedule's loads,
-// once per row (an all-reduce not in place first copies its input into its
-// result), and the probe's copy rates at the row's size.
-void add_memory(Row& row, const ShapeData& d) {
+// One node's memory on host buffers (time_model.hpp): the schedule's loads
+// (plan's), and the probe's copy rates at the row's size.
+void add_memory(Row& row, const ShapeData& d, const Predicted& p) {
   const ProgramContext& ctx = d.ctx;
-  if (ctx.o.device != Device::host || !row.model || row.model->messages.empty()) return;
-  const uint64_t N_B = d.N * d.red.esize();
-  const bool copies = ctx.op.name == "allreduce" && !ctx.o.in_place;
-  row.memory = memory_load(*row.model, d.P, copies ? N_B : 0);
+  if (!p.memory) return;
+  row.memory = p.memory;
   if (ctx.cost.copy_alone.bytes.empty()) return;
+  const uint64_t N_B = d.N * d.red.esize();
   row.copy_alone_GBps = copy_GBps(ctx.cost.copy_alone, double(N_B));
   row.copy_together_GBps = copy_GBps(ctx.cost.copy_together, double(N_B));
 }
@@ -82,8 +91,10 @@ std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData
     }
     Row row = ctx.runner.measure(d.shape, c);
     if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
+    if (row.note.empty() && row_name == kAuto && !planned.auto_near.empty())
+      row.note = "predicted within 10% of it: " + planned.auto_near;
     if (d.direct) row.buffers = d.direct->buffers();
-    add_memory(row, d);
+    add_memory(row, d, p);
     rows.push_back(std::move(row));
   }
   return rows;

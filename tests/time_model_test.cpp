@@ -172,7 +172,7 @@ TEST_CASE("one node's memory: each step's busiest rank and the node, worked by h
   const size_t count = size_t(1) << 18;  // float32: 1 MiB
   const uint64_t N = uint64_t(1) << 20;
   auto load = [&](CollectiveAlgorithm a, uint64_t own_copy_B) {
-    const MemoryLoad l = memory_load(a.model(2, count, 4, 0), 2, own_copy_B);
+    const MemoryLoad l = memory_load(a.model(2, count, 4, 0), {own_copy_B, own_copy_B});
     return std::pair{double(l.rank_B) / double(N), double(l.node_B) / double(N)};
   };
   // Recursive doubling: one step, both ranks receive N and reduce it into
@@ -185,9 +185,56 @@ TEST_CASE("one node's memory: each step's busiest rank and the node, worked by h
   CHECK(load(allreduce_master_worker_algorithm(), 0) == std::pair{7.0, 7.0});
   // The ring: halves, reduced (2.5N each), then stored (N each), both ranks at once.
   CHECK(load(allreduce_ring_algorithm(), 0) == std::pair{3.5, 7.0});
-  // At or below the eager limit the sender copies too: 1 KiB, 5 + 2 per rank.
+  // Below the eager limit the sender copies too: 1 KiB, 5 + 2 per rank.
   const MemoryLoad small =
-      memory_load(allreduce_recursive_doubling_algorithm().model(2, 256, 4, 0), 2, 0);
+      memory_load(allreduce_recursive_doubling_algorithm().model(2, 256, 4, 0), {0, 0});
   CHECK(small.rank_B == 7 * 1024);
   CHECK(small.node_B == 14 * 1024);
+}
+
+// The copies a rank makes of its own vector (own_copied_B): an all-reduce
+// not in place copies its input into its result first, but the exchange of
+// recursive doubling and Swing starts from the input and ends in the result;
+// in place, or folded, after an odd number of steps it copies back.
+TEST_CASE("own copies: the butterfly exchange's, by rank, in place and not") {
+  const auto op = make_operation("allreduce");
+  auto copies = [&](const std::string& name, int P, bool in_place) {
+    for (const CollectiveAlgorithm& a : op->algorithms)
+      if (a.name == name) return own_copied_B(*op, a, JobShape{P, 1, 4, 0}, in_place);
+    FAIL(name);
+    return std::vector<uint64_t>{};
+  };
+  CHECK(copies("ring", 2, false) == std::vector<uint64_t>{4, 4});
+  CHECK(copies("ring", 2, true) == std::vector<uint64_t>{0, 0});
+  CHECK(copies("recursive_doubling", 2, false) == std::vector<uint64_t>{0, 0});
+  CHECK(copies("recursive_doubling", 2, true) == std::vector<uint64_t>{4, 4});  // 1 step: back
+  CHECK(copies("recursive_doubling", 4, true) == std::vector<uint64_t>{0, 0, 0, 0});
+  // P = 3: rank 0 folds into rank 1 (one step left, so rank 1 copies back).
+  CHECK(copies("swing_latency", 3, false) == std::vector<uint64_t>{4, 8, 0});
+  CHECK(copies("recursive_doubling", 1, false) == std::vector<uint64_t>{4});
+}
+
+// -a auto on one node over MPI: each message's handshake (the exchange of
+// 4 KiB, the eager limit, for a larger one), then the busiest rank's bytes at
+// the rate every rank copies at once. At P = 2 and 1 MiB,
+// recursive doubling moves 5N on each rank in one step (no copy of its own),
+// the ring 5.5N in two (its input copied first): recursive doubling is faster.
+TEST_CASE("one node's memory prices auto: recursive doubling ahead of the ring at P = 2") {
+  const auto op = make_operation("allreduce");
+  CostModel m = lines(2, 0.001, 0.0005);
+  m.copy_together = {{1 << 10, 1 << 30}, {1, 1 << 20}};  // a KiB copied a us
+  const JobShape shape{2, size_t{1} << 18, 4, 0};
+  std::vector<Predicted> p = predict(*op, m, shape);
+  add_memory_loads(p, *op, shape, false, false);
+  price_by_memory(p, m, shape);
+  const double N = double(1 << 20), GBps = copy_GBps(m.copy_together, N);
+  auto at = [&](const std::string& name) {
+    for (size_t i = 0; i < p.size(); ++i)
+      if (op->algorithms[i].name == name) return p[i].us;
+    return -1.0;
+  };
+  const double handshake = m.exchange.at(4096);
+  CHECK(at("recursive_doubling") == Approx(handshake + 5 * N / (GBps * 1e3)));
+  CHECK(at("ring") == Approx(2 * handshake + 5.5 * N / (GBps * 1e3)));
+  CHECK(op->algorithms[fastest(*op, p, false)].name == "recursive_doubling");
 }

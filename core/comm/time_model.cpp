@@ -53,6 +53,20 @@ double CostModel::copy_us(double bytes, int P) const {
   return std::max(0.0, exchange.at(bytes) - exchange.at(0));
 }
 
+double CostModel::node_memory_us(const Traffic& t, const MemoryLoad& load, double N_B) const {
+  const double GBps = copy_GBps(copy_together, N_B);
+  if (GBps <= 0) return predict_us(t);
+  // Each message's handshake: the exchange of its bytes up to the eager
+  // limit, past which Open MPI's shared memory sends by rendezvous (a
+  // handshake, then the receiver's one copy, which the load holds).
+  double us = 0;
+  for (const StepLoad& s : t.path)
+    if (s.msgs)
+      us += double(s.msgs) *
+            exchange.at(std::min(double(s.port_B) / double(s.msgs), double(kEagerLimit_B)));
+  return us + double(load.rank_B) / (GBps * 1e3);
+}
+
 uint64_t memory_B(const Traffic& t) {
   uint64_t B = 0;
   std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> passes;  // (to, step): terms, bytes
@@ -81,17 +95,20 @@ namespace {
 
 // Each step's bytes moved in memory, by rank (memory_load says what counts);
 // the own copy, when there is one, a step of its own before the others.
-std::map<int, std::vector<uint64_t>> moved_by_step(const Traffic& t, int P, uint64_t own_copy_B) {
+std::map<int, std::vector<uint64_t>> moved_by_step(const Traffic& t,
+                                                   const std::vector<uint64_t>& own_copied_B) {
+  const int P = int(own_copied_B.size());
   std::map<int, std::vector<uint64_t>> moved;
   auto at = [&](int step, int rank) -> uint64_t& {
     std::vector<uint64_t>& ranks = moved[step];
     if (ranks.empty()) ranks.assign(size_t(P), 0);
     return ranks.at(size_t(rank));
   };
-  if (own_copy_B) moved[-1].assign(size_t(P), 2 * own_copy_B);
+  for (int r = 0; r < P; ++r)
+    if (own_copied_B[size_t(r)]) at(-1, r) += 2 * own_copied_B[size_t(r)];
   std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> passes;  // (to, step): terms, bytes
   for (const Message& m : t.messages) {
-    const bool eager = m.bytes <= kEagerLimit_B;
+    const bool eager = m.bytes < kEagerLimit_B;  // the limit holds the match header too
     switch (m.arrival) {
       case Arrival::stored:
       case Arrival::reduced:
@@ -116,9 +133,9 @@ std::map<int, std::vector<uint64_t>> moved_by_step(const Traffic& t, int P, uint
 
 }  // namespace
 
-MemoryLoad memory_load(const Traffic& t, int P, uint64_t own_copy_B) {
+MemoryLoad memory_load(const Traffic& t, const std::vector<uint64_t>& own_copied_B) {
   MemoryLoad load;
-  for (const auto& [step, ranks] : moved_by_step(t, P, own_copy_B)) {
+  for (const auto& [step, ranks] : moved_by_step(t, own_copied_B)) {
     load.rank_B += *std::max_element(ranks.begin(), ranks.end());
     for (uint64_t b : ranks) load.node_B += b;
   }

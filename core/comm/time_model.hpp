@@ -49,6 +49,12 @@ struct SharedMemory {
   double GBps = 0;     // the memory's, bytes read + written (a copy's figure)
 };
 
+// One node's memory load of a schedule (memory_load, below).
+struct MemoryLoad {
+  uint64_t rank_B = 0;  // each step's busiest rank's bytes, summed
+  uint64_t node_B = 0;  // each step's bytes over every rank, summed
+};
+
 struct CostModel {
   Curve exchange, reduce;
   double overlap = 0;  // 0: a pipelined reduction hides nothing; 1: all but the last
@@ -66,6 +72,12 @@ struct CostModel {
   // Every rank copying `bytes` of its own at once (a private buffer into
   // registered memory): on a shared GPU P such copies share its memory.
   double copy_us(double bytes, int P) const;
+  // One node's memory as the resource (memory_load), for -a auto on host
+  // buffers: each message's handshake (the exchange curve at its size, at
+  // most the eager limit), then the busiest rank's bytes at the rate one
+  // copy of `N_B` runs at while every rank copies at once (copy_together).
+  // Where copy_together was not measured, predict_us(t).
+  double node_memory_us(const Traffic& t, const MemoryLoad& load, double N_B) const;
 };
 
 // The bytes every rank's copies and reductions read and write in memory to
@@ -83,18 +95,16 @@ uint64_t memory_B(const Traffic& t);
 // schedule reads and writes in memory, on its busiest rank and on every
 // rank together, summed over the steps. Over Open MPI's shared memory (vader,
 // without XPMEM) a message above the eager limit is copied once, by its
-// receiver through CMA (2 x its bytes); at or below it, through a shared
+// receiver through CMA (2 x its bytes); below it, through a shared
 // segment (2 x at the sender and 2 x at the receiver). One reduced on
 // arrival is received, then reduced into the rank's own buffer (2 x, then
 // 3 x: two terms read, the result written). Read from a peer's memory:
-// memory_B's figures. own_copy_B: every rank first copies its input into its
-// result (an all-reduce not in place), all at once, a step of its own.
-struct MemoryLoad {
-  uint64_t rank_B = 0;  // each step's busiest rank's bytes, summed
-  uint64_t node_B = 0;  // each step's bytes over every rank, summed
-};
-constexpr uint64_t kEagerLimit_B = 4096;  // Open MPI 4.1's btl_vader_eager_limit without XPMEM
-MemoryLoad memory_load(const Traffic& t, int P, uint64_t own_copy_B);
+// memory_B's figures. own_copied_B, one entry per rank: the bytes it copies
+// between buffers of its own (an all-reduce's input into its result), all at
+// once, a step of their own (MemoryLoad, above CostModel).
+constexpr uint64_t kEagerLimit_B =
+    4096;  // Open MPI 4.1's btl_vader_eager_limit without XPMEM: below it, eager
+MemoryLoad memory_load(const Traffic& t, const std::vector<uint64_t>& own_copied_B);
 // Measures copy_alone and copy_together at each of `sizes_B` (host buffers,
 // a few ms at 16 MiB), rank 0's medians shared by all.
 void probe_copies(Comm& comm, const std::vector<size_t>& sizes_B, CostModel& m);
