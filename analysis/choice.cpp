@@ -2,9 +2,11 @@
 // each size beside the one the time model predicted, where the winner
 // changes, and -a auto's time over MPI_Allreduce's, run by run.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/vocabulary/stats.hpp"
@@ -22,22 +24,21 @@ std::string heading(const TableKey& k) {
   return fmt::format("P = {} ({}, {} {})", P, fabric, dtype, op);
 }
 
-// The hand-written algorithms' rows of one size (auto's apart).
+// The rows of one size, each run's: the hand-written algorithms' by name,
+// auto's, the library's.
 struct SizeRows {
-  std::vector<const Measurement*> hand;
-  const Measurement* automatic = nullptr;
+  std::map<std::string, std::vector<const Measurement*>> hand;
+  std::vector<const Measurement*> automatic;
   std::vector<double> library_us;  // MPI_Allreduce's, once per program run
 };
 
 // allreduce, or one of its algorithms under its own name (allreduce_ring).
 bool is_allreduce(const Measurement& m) { return m.program.rfind("allreduce", 0) == 0; }
 
-template <class Time>
-const Measurement* least(const std::vector<const Measurement*>& ms, Time time) {
-  const Measurement* best = nullptr;
-  for (const Measurement* m : ms)
-    if (time(m) && (!best || *time(m) < *time(best))) best = m;
-  return best;
+double median_of_runs(const std::vector<const Measurement*>& ms) {
+  std::vector<double> us;
+  for (const Measurement* m : ms) us.push_back(m->t_median_us);
+  return median(us);
 }
 
 // "a up to 16 KiB, b from 64 KiB": the runs of one winner.
@@ -50,6 +51,40 @@ std::string crossovers(const std::vector<std::pair<uint64_t, std::string>>& winn
   return s;
 }
 
+// One size's line: the fastest by the median of its runs, the model's pick
+// (its first run's t_model_us), auto's choice and time; "" with fewer than
+// two algorithms. Counts auto within 10% of the fastest into `near`.
+struct Winners {
+  std::vector<std::pair<uint64_t, std::string>> measured, predicted;
+  int sizes_with_auto = 0, auto_near = 0;
+};
+void add_size(MarkdownTable& table, Winners& w, uint64_t bytes, const SizeRows& at) {
+  if (at.hand.size() < 2) return;
+  std::string fast, model;
+  double fast_us = 0, model_us = 0;
+  for (const auto& [name, ms] : at.hand) {
+    const double us = median_of_runs(ms);
+    if (fast.empty() || us < fast_us) fast = name, fast_us = us;
+    const auto& t = ms.front()->t_model_us;
+    if (t && (model.empty() || *t < model_us)) model = name, model_us = *t;
+  }
+  w.measured.emplace_back(bytes, fast);
+  if (!model.empty()) w.predicted.emplace_back(bytes, model);
+  std::set<std::string> chose;
+  for (const Measurement* m : at.automatic) chose.insert(m->chose);
+  std::string auto_us = "-", ratio = "-";
+  if (!at.automatic.empty()) {
+    const double us = median_of_runs(at.automatic);
+    auto_us = fmt::format("{:.1f}", us), ratio = fmt::format("{:.2f}", us / fast_us);
+    ++w.sizes_with_auto, w.auto_near += us <= 1.10 * fast_us;
+  }
+  table.add_row(human_bytes(bytes), fast, fmt::format("{:.1f}", fast_us),
+                model.empty() ? "-" : model,
+                model.empty() ? "-" : fmt::format("{:.1f}", median_of_runs(at.hand.at(model))),
+                chose.empty() ? "-" : fmt::format("{}", fmt::join(chose, ", ")), auto_us, ratio,
+                at.library_us.empty() ? "-" : fmt::format("{:.1f}", median(at.library_us)));
+}
+
 }  // namespace
 
 std::string fastest_allreduce(const std::vector<Measurement>& rows) {
@@ -58,35 +93,29 @@ std::string fastest_allreduce(const std::vector<Measurement>& rows) {
     if (!is_allreduce(m)) continue;
     SizeRows& at = tables[{m.P, m.fabric(), m.dtype, m.op}][m.bytes];
     if (m.algorithm == "auto")
-      at.automatic = &m;
+      at.automatic.push_back(&m);
     else if (m.hand())
-      at.hand.push_back(&m);
+      at.hand[m.algorithm].push_back(&m);
     else if (m.algorithm == "MPI_Allreduce")
       at.library_us.push_back(m.t_median_us);
   }
   std::string s;
   for (const auto& [key, by_size] : tables) {
     MarkdownTable table({"N", "fastest (measured)", "its median us", "the model's pick",
-                         "its median us", "auto ran", "MPI_Allreduce us (median of its runs)"});
-    std::vector<std::pair<uint64_t, std::string>> measured, predicted;
-    for (const auto& [bytes, at] : by_size) {
-      const Measurement* fast =
-          least(at.hand, [](auto* m) { return std::optional(m->t_median_us); });
-      const Measurement* model = least(at.hand, [](auto* m) { return m->t_model_us; });
-      if (!fast || at.hand.size() < 2) continue;
-      measured.emplace_back(bytes, fast->algorithm);
-      if (model) predicted.emplace_back(bytes, model->algorithm);
-      table.add_row(human_bytes(bytes), fast->algorithm, fmt::format("{:.1f}", fast->t_median_us),
-                    model ? model->algorithm : "-",
-                    model ? fmt::format("{:.1f}", model->t_median_us) : "-",
-                    at.automatic ? at.automatic->chose : "-",
-                    at.library_us.empty() ? "-" : fmt::format("{:.1f}", median(at.library_us)));
-    }
+                         "its median us", "auto ran", "auto's median us", "auto / fastest",
+                         "MPI_Allreduce us"});
+    Winners w;
+    for (const auto& [bytes, at] : by_size) add_size(table, w, bytes, at);
     if (table.empty()) continue;
-    s += fmt::format(
-        "\n### {}\n\n{}\nCrossovers, measured: {}.\n\nCrossovers, predicted: {}.\n", heading(key),
-        table.str(), crossovers(measured),
-        predicted.empty() ? std::string("- (no t_model_us in these rows)") : crossovers(predicted));
+    const std::string near =
+        w.sizes_with_auto ? fmt::format("\n\nauto within 10% of the fastest: {} of {} sizes.",
+                                        w.auto_near, w.sizes_with_auto)
+                          : "";
+    s += fmt::format("\n### {}\n\n{}\nCrossovers, measured: {}.\n\nCrossovers, predicted: {}.{}\n",
+                     heading(key), table.str(), crossovers(w.measured),
+                     w.predicted.empty() ? std::string("- (no t_model_us in these rows)")
+                                         : crossovers(w.predicted),
+                     near);
   }
   return s.empty() ? "No all-reduce rows with two or more hand-written algorithms.\n" : s;
 }
