@@ -1,7 +1,6 @@
 // The GPU backend (device.hpp). Every copy and kernel goes on one stream per
 // process, so their order is the order the harness and the algorithms asked.
 #include <cuda_runtime.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "core/vocabulary/failures.hpp"
 #include "core/vocabulary/types.hpp"
 #include "device.hpp"
 #include "packs.hpp"
@@ -127,11 +127,14 @@ uint64_t g_launches = 0, g_waits = 0;  // Activity
 // Device-side signalling (signals.hpp). Flags are polled with acquire loads
 // and raised with release stores at system scope, after a system fence, as
 // NCCL's symmetric kernels and vLLM's custom all-reduce do; one thread of a
-// block waits, the block follows. A wait past its deadline (%globaltimer)
+// block waits, the block follows. A wait longer than its budget, timed by
+// the GPU's own clock (%globaltimer, whose zero is not the host's epoch),
 // writes what it waited for into page-locked host memory the kernel maps,
-// stops every block of the op, and is reported by the next sync.
+// raises the ranks' shared `failed` word, stops every block of the op, and
+// is reported by the next sync. A wait that finds `failed` raised by another
+// rank stops too (code 3), as the host executors do (signals.cpp).
 struct SignalError {
-  unsigned int code;  // 0 none, 1 a wait timed out, 2 a message of the wrong size
+  unsigned int code;  // 0 none, 1 a wait timed out, 2 a message of the wrong size, 3 a peer failed
   int rank;
   SignalWait wait;
   uint64_t got, want;
@@ -156,15 +159,28 @@ __device__ uint64_t now_ns() {
   return t;
 }
 
-// Thread 0's wait: false once the deadline passed or another block gave up.
-__device__ bool wait_flag(const SignalWait& w, int rank, uint64_t deadline_ns, SignalError* err) {
+// This process's error, once (the first block to fail writes it), and the
+// ranks' `failed` word raised, so that their kernels stop at their next poll.
+__device__ void fail(unsigned int code, const SignalOp& op, const SignalWait& w, SignalError* err) {
+  if (atomicCAS(&err->code, 0u, code) == 0) err->rank = op.rank, err->wait = w;
+  if (code != 3 && op.failed) {
+    *(volatile uint64_t*)op.failed = 1;
+    __threadfence_system();
+  }
+}
+
+// Thread 0's wait: false once its budget is spent, another block of this
+// process gave up, or another rank failed.
+__device__ bool wait_flag(const SignalWait& w, const SignalOp& op, uint64_t budget_ns,
+                          SignalError* err) {
+  uint64_t start = 0;
   for (uint32_t spins = 1; load_acquire(w.flag) < w.at_least; ++spins) {
     if (spins % 256) continue;
     if (*(volatile unsigned int*)&err->code) return false;
-    if (now_ns() > deadline_ns) {
-      if (atomicCAS(&err->code, 0u, 1u) == 0) err->rank = rank, err->wait = w;
-      return false;
-    }
+    if (op.failed && *(volatile const uint64_t*)op.failed) return fail(3, op, w, err), false;
+    const uint64_t now = now_ns();
+    if (!start) start = now;  // the wait's own start, on the GPU's clock
+    if (now - start > budget_ns) return fail(1, op, w, err), false;
   }
   return true;
 }
@@ -200,23 +216,25 @@ __device__ void move_bytes(char* dst, const char* mine, const char* src, uint64_
 // raises; every block waits for the message and moves its share; the last
 // block to finish (done counts them) says it was taken; block 0 waits last.
 template <class T, Op O, bool Reduce>
-__global__ void signal_kernel(SignalOp op, uint64_t deadline_ns, SignalError* err) {
+__global__ void signal_kernel(SignalOp op, uint64_t budget_ns, SignalError* err) {
   __shared__ int ok;
   __shared__ SignalSlot slot;
   if (threadIdx.x == 0) {
     ok = 1;
     if (blockIdx.x == 0 && op.post) {
-      ok = wait_flag(op.room, op.rank, deadline_ns, err);
+      ok = wait_flag(op.room, op, budget_ns, err);
       if (ok) *op.slot = op.where, store_release(op.posted.flag, op.posted.value);
     }
     for (int i = 0; ok && blockIdx.x == 0 && i < op.writes; ++i)
       store_release(op.write[i].flag, op.write[i].value);
     if (ok && op.take) {
-      ok = wait_flag(op.arrived, op.rank, deadline_ns, err);
+      ok = wait_flag(op.arrived, op, budget_ns, err);
       if (ok) slot = *op.from_slot;  // written before `posted`, read after it
-      if (ok && slot.bytes != op.bytes && atomicCAS(&err->code, 0u, 2u) == 0)
-        err->rank = op.rank, err->wait = op.arrived, err->got = slot.bytes, err->want = op.bytes;
-      ok = ok && slot.bytes == op.bytes;
+      if (ok && slot.bytes != op.bytes) {
+        err->got = slot.bytes, err->want = op.bytes;  // read only once code is 2
+        fail(2, op, op.arrived, err);
+        ok = 0;
+      }
     }
   }
   __syncthreads();
@@ -233,7 +251,7 @@ __global__ void signal_kernel(SignalOp op, uint64_t deadline_ns, SignalError* er
   }
   if (threadIdx.x == 0 && blockIdx.x == 0)
     for (int i = 0; i < op.waits; ++i)
-      if (!wait_flag(op.wait[i], op.rank, deadline_ns, err)) return;
+      if (!wait_flag(op.wait[i], op, budget_ns, err)) return;
 }
 
 // What a wait that timed out, or a message of the wrong size, says: thrown
@@ -242,6 +260,7 @@ void check_signals() {
   if (!g_error || g_error->code == 0) return;
   const SignalError e = *g_error;
   g_error->code = 0;
+  if (e.code == 3) throw OtherRankFailed{};
   if (e.code == 2)
     throw std::runtime_error("rank " + std::to_string(e.rank) + " expected " +
                              std::to_string(e.want) + " bytes from rank " +
@@ -432,33 +451,60 @@ Activity activity() { return {g_launches, g_waits}; }
 // A kernel's parameters are at most 4 KiB (before CUDA 12.1 and Volta).
 static_assert(sizeof(SignalOp) <= 4000, "a SignalOp travels as a kernel parameter");
 
+// The kernels' view of the ranks' `failed` word (host memory every rank
+// maps: the direct transport's control block), its page registered once;
+// null where it cannot be, and the kernels then stop on their budgets alone.
+// One control block per process (one transport); a new one is registered in
+// its place.
+namespace {
+uint64_t* device_view(uint64_t* failed) {
+  static uint64_t *host = nullptr, *device = nullptr;
+  static void* page = nullptr;
+  if (!failed || failed == host) return device;
+  if (page) warn(cudaHostUnregister(page), "cudaHostUnregister");
+  const uintptr_t size = 4096;
+  page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(failed) / size * size);
+  host = failed, device = nullptr;
+  cudaError_t e = cudaHostRegister(page, size, cudaHostRegisterMapped | cudaHostRegisterPortable);
+  if (e == cudaErrorHostMemoryAlreadyRegistered) e = cudaSuccess, page = nullptr;
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // not sticky: the run goes on without it
+    page = nullptr;
+    return nullptr;
+  }
+  void* seen = nullptr;
+  if (cudaHostGetDevicePointer(&seen, failed, 0) == cudaSuccess)
+    device = static_cast<uint64_t*>(seen);
+  cudaGetLastError();
+  return device;
+}
+}  // namespace
+
 uint64_t signal(const SignalOp& op) {
   if (!g_error) {
     check(cudaHostAlloc(&g_error, sizeof(SignalError), cudaHostAllocMapped), "cudaHostAlloc");
     *g_error = SignalError{};
     check(cudaHostGetDevicePointer(&g_error_device, g_error, 0), "cudaHostGetDevicePointer");
   }
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);  // %globaltimer counts ns since the epoch
-  const uint64_t deadline_ns =
-      uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec) + uint64_t(op.deadline_s * 1e9);
+  const uint64_t budget_ns = uint64_t(op.deadline_s * 1e9);  // each wait's, from its start
   g_deadline_s = op.deadline_s;
   // A share of the GPU's blocks small enough that every sharing rank's op
   // is resident at once: a waiting block must never keep out the one it waits for.
   const unsigned most = std::max(1, 2 * g_multiprocessors / g_ranks_sharing);
   const unsigned blocks = op.take ? std::min<unsigned>(most, blocks_for(op.bytes / 16 + 1)) : 1;
   SignalOp launched = op;
+  launched.failed = device_view(op.failed);
   if (op.take && op.reduce) {
     visit_dtype(op.dtype, [&](auto x) {
       using T = decltype(x);
       visit_op(op.op, [&](auto o) {
         signal_kernel<T, decltype(o)::value, true>
-            <<<blocks, kThreads, 0, g_stream>>>(launched, deadline_ns, g_error_device);
+            <<<blocks, kThreads, 0, g_stream>>>(launched, budget_ns, g_error_device);
       });
     });
   } else {
     signal_kernel<char, Op::sum, false>
-        <<<blocks, kThreads, 0, g_stream>>>(launched, deadline_ns, g_error_device);
+        <<<blocks, kThreads, 0, g_stream>>>(launched, budget_ns, g_error_device);
   }
   ++g_launches;
   check(cudaGetLastError(), "signal kernel");

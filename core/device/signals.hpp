@@ -79,9 +79,11 @@ struct SignalWrite {
 };
 
 struct SignalOp {
-  int rank = 0;                      // whose op, for the message of a timeout
-  double deadline_s = 60;            // each wait's
-  const uint64_t* failed = nullptr;  // host executors: non-zero once another rank failed
+  int rank = 0;            // whose op, for the message of a timeout
+  double deadline_s = 60;  // each wait's
+  // Non-zero once a rank failed: every executor's waits stop on it, and a
+  // device op that fails raises it (device_cuda.cu).
+  uint64_t* failed = nullptr;
   // 1. A message: once its slot is free (room), the slot written and posted raised.
   bool post = false;
   SignalWait room;

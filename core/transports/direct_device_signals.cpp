@@ -18,7 +18,7 @@ SignalOp DeviceSignalled::blank() const {
   SignalOp op;
   op.rank = me_;
   op.deadline_s = double(timeout_.count()) / 1000;
-  op.failed = reinterpret_cast<const uint64_t*>(&control_of(regions_).failed.value);
+  op.failed = reinterpret_cast<uint64_t*>(&control_of(regions_).failed.value);
   return op;
 }
 
