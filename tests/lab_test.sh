@@ -332,6 +332,7 @@ except ImportError:
     sys.exit(1)
 grade, src, slips, out, tmp = sys.argv[1:6]
 def toml_value(v):
+    if isinstance(v, str) and re.fullmatch(r"-?[0-9]+\.[0-9]+", v): return v  # typed: "2.10"
     if isinstance(v, str): return '"' + v + '"'
     if isinstance(v, list): return "[" + ", ".join(toml_value(x) for x in v) + "]"
     return repr(v)

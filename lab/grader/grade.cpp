@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "core/comm/errors.hpp"
 #include "harness/host.hpp"
@@ -114,6 +117,18 @@ void check_version(const toml::table& answers, const std::string& answers_path,
 }
 
 // Right, wrong or missing, one line each; true when all are right.
+// A number as the student typed it (1.30 where TOML reads 1.3); "" for a
+// list, a word or a place not found.
+std::string typed(const std::vector<std::string>& lines, const toml::node& answer) {
+  if (!answer.is_number()) return "";
+  const toml::source_position at = answer.source().begin;
+  if (at.line < 1 || at.line > lines.size()) return "";
+  const std::string& line = lines[at.line - 1];
+  if (at.column < 1 || at.column > line.size()) return "";
+  const std::string from = line.substr(at.column - 1);
+  return from.substr(0, from.find_first_of(" \t,]#\r"));
+}
+
 bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set,
           Context c) {
   const toml::table answers =
@@ -127,6 +142,9 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
   }
   c.answers = &answers;
   const std::vector<Expected> all = answers_of(path, set, c);
+  std::vector<std::string> lines;  // the answers as typed, for their figures
+  std::ifstream in(answers_path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   fmt::print("{}\n", set.title);
   int right = 0;
   for (size_t i = 0; i < set.questions.size(); ++i) {
@@ -136,7 +154,7 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
       fmt::print("  {:<6} missing   {}\n", q.id, q.text);
       continue;
     }
-    const Marked m = judge(all[i], *answer);
+    const Marked m = judge(all[i], *answer, typed(lines, *answer));
     if (m.mark == Mark::right) {
       ++right;
       fmt::print("  {:<6} right\n", q.id);

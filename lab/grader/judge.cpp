@@ -131,7 +131,19 @@ std::string kind_said(const Expected& e, double got) {
 
 }  // namespace
 
-Marked judge(const Expected& e, const toml::node& answer) {
+int significant_figures(const std::string& typed) {
+  std::string mantissa = typed.substr(0, typed.find_first_of("eE"));
+  const bool point = mantissa.find('.') != std::string::npos;
+  if (!point && mantissa.size() == typed.size()) return -1;  // an integer
+  mantissa.erase(
+      std::remove_if(mantissa.begin(), mantissa.end(),
+                     [](char ch) { return !std::isdigit(static_cast<unsigned char>(ch)); }),
+      mantissa.end());
+  const size_t first = mantissa.find_first_not_of('0');
+  return first == std::string::npos ? 0 : int(mantissa.size() - first);
+}
+
+Marked judge(const Expected& e, const toml::node& answer, const std::string& typed) {
   if (!e.words.empty()) return judge_word(e, answer);
   const auto got = numbers_of(answer);
   if (!got) {
@@ -149,6 +161,12 @@ Marked judge(const Expected& e, const toml::node& answer) {
             fmt::format("the buffer holds {} element{}; your list has {}", e.numbers.size(),
                         e.numbers.size() == 1 ? "" : "s", got->size())};
   if (!e.unchecked.empty()) return {Mark::unchecked, e.unchecked};
+  if (const int has = e.figures && !e.list ? significant_figures(typed) : -1;
+      has >= 0 && has < e.figures)
+    return {Mark::format,
+            fmt::format("{} has {} significant figure{}: the question asks for {}, trailing "
+                        "zeros included (1.30, not 1.3, for 3)",
+                        typed, has, has == 1 ? "" : "s", e.figures)};
   if (e.accepts(answer)) return {Mark::right, ""};
   // A slip names the mistake (64 for 65536: KiB); the kind only says the
   // number cannot be right, so it comes second.

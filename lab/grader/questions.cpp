@@ -968,6 +968,9 @@ QuestionSet read_questions(const std::string& path) {
 
 Expected expected(const Question& q, const Context& c) {
   Expected e = compute(q, c);
+  std::smatch m;  // "... to 3 significant figures"
+  if (std::regex_search(q.text, m, std::regex(R"(to (\d) significant figures)")))
+    e.figures = m[1].str()[0] - '0';
   if (e.unchecked.empty()) settle(q, e, declared_slips(q, c));
   return e;
 }
@@ -1030,6 +1033,12 @@ double Expected::key_number() const {
 }
 
 std::string Expected::key_value() const {
+  // As many figures as the question asks: 1.50, not 1.5 (judge's format slip).
+  auto shown = [&](double v) {
+    const std::string plain = format_number(v);
+    const int has = significant_figures(plain);
+    return has >= 0 && has < figures ? fmt::format("{:#.{}g}", v, figures) : plain;
+  };
   if (!words.empty()) return fmt::format("\"{}\"", words.front());
   if (range)
     return fmt::format("{:.3g}  # plausible: any value from {} to {}", key_number(),
@@ -1037,10 +1046,10 @@ std::string Expected::key_value() const {
   if (any) {
     std::string runs;
     for (double n : numbers) runs += (runs.empty() ? "" : ", ") + format_number(n);
-    return fmt::format("{}  # measured: {}", format_number(numbers.back()),
+    return fmt::format("{}  # measured: {}", shown(numbers.back()),
                        numbers.size() > 1 ? "any of the runs' " + runs : "your run's");
   }
-  if (!list) return format_number(numbers.front());
+  if (!list) return shown(numbers.front());
   std::string s = "[";
   for (size_t i = 0; i < numbers.size(); ++i) s += (i ? ", " : "") + format_number(numbers[i]);
   return s + "]";

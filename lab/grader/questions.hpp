@@ -50,6 +50,7 @@ struct Expected {
   std::string unchecked;      // a measurement that cannot be checked here, and why
   std::string unit;           // of a number: "B", "us", "GB/s", "" (a count)
   std::vector<Slip> slips;    // what a wrong answer is, where the grader can tell
+  int figures = 0;            // the significant figures the question asks for; 0: not said
 
   bool near(double got, double want) const;
   bool accepts(const toml::node& answer) const;
@@ -65,7 +66,13 @@ struct Marked {
   Mark mark;
   std::string why;  // wrong: a slip's words, or "" for the question's hint
 };
-Marked judge(const Expected& e, const toml::node& answer);
+// `typed`: the answer as the student wrote it (1.30, not 1.3), where known:
+// a decimal with fewer significant figures than asked is a format slip.
+Marked judge(const Expected& e, const toml::node& answer, const std::string& typed = "");
+// The significant figures of a number as written: every digit from the
+// first non-zero one when it has a decimal point (1.30: 3); -1 for an
+// integer (2, 800: its trailing zeros may or may not count).
+int significant_figures(const std::string& typed);
 // The unit slips of a number W in `unit` (bits, MiB, ns, Gbit/s, ...);
 // `text` is the question's: a size it gives in KiB or MiB may be taken as 10^3 or 10^6.
 std::vector<Slip> number_slips(double W, const std::string& unit, const std::string& text = "");
