@@ -43,7 +43,7 @@ std::vector<Quantity> quantities(const Measurement& m) {
   }
   if (m.model_critical_path_B) {
     q.push_back({"critical path", double(*m.model_critical_path_B)});
-    q.push_back({"one phase's critical path (half)", *m.model_critical_path_B / 2.0});
+    q.push_back({"half the critical path", *m.model_critical_path_B / 2.0});
   }
   return q;
 }

@@ -52,7 +52,7 @@ Marked judge_word(const Expected& e, const toml::node& answer) {
   if (std::find(e.words.begin(), e.words.end(), *s) != e.words.end()) return {Mark::right, ""};
   static const char* known[] = {"sent_max_B",    "recv_max_B",
                                 "sent_total_B",  "sent_total_B / P",
-                                "critical path", "one phase's critical path (half)",
+                                "critical path", "half the critical path",
                                 "msgs",          "steps",
                                 "none"};
   for (const Slip& slip : e.slips)
@@ -68,12 +68,11 @@ Marked judge_word(const Expected& e, const toml::node& answer) {
                                         "as the table spells them",
                                         *s)};
   }
-  return {Mark::format,
-          fmt::format("\"{}\" is not a field: use sent_max_B, recv_max_B, "
-                      "sent_total_B, \"sent_total_B / P\", \"critical path\", "
-                      "\"one phase's critical path (half)\", msgs, steps or \"none\", "
-                      "as the report's \"T is\" column spells them",
-                      *s)};
+  return {Mark::format, fmt::format("\"{}\" is not a field: use sent_max_B, recv_max_B, "
+                                    "sent_total_B, \"sent_total_B / P\", \"critical path\", "
+                                    "\"half the critical path\", msgs, steps or \"none\", "
+                                    "as the report's \"T is\" column spells them",
+                                    *s)};
 }
 
 // A string where numbers are wanted: what form would be right.

@@ -392,13 +392,12 @@ Expected taught(const Question& q) {
   const double T = a.taught_T(P, double(need<int64_t>(q, "count") * 4));
   const Traffic& c = r.counted;
   const Traffic model = a.model({P, size_t(need<int64_t>(q, "count")), 4, 0});
-  const std::vector<Quantity> counted = {
-      {"sent_max_B", double(c.sent_max_rank_B)},
-      {"recv_max_B", double(c.recv_max_rank_B)},
-      {"sent_total_B / P", double(c.sent_total_B) / P},
-      {"sent_total_B", double(c.sent_total_B)},
-      {"critical path", double(model.critical_path_B)},
-      {"one phase's critical path (half)", model.critical_path_B / 2.0}};
+  const std::vector<Quantity> counted = {{"sent_max_B", double(c.sent_max_rank_B)},
+                                         {"recv_max_B", double(c.recv_max_rank_B)},
+                                         {"sent_total_B / P", double(c.sent_total_B) / P},
+                                         {"sent_total_B", double(c.sent_total_B)},
+                                         {"critical path", double(model.critical_path_B)},
+                                         {"half the critical path", model.critical_path_B / 2.0}};
   Expected e;
   e.words = taught_is(T, counted, P, 4).matches;
   if (e.words.empty()) e.words = {"none"};
