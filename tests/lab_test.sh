@@ -379,6 +379,20 @@ sys.exit(min(fails, 100))
 PY
 fails=$((fails + $?))
 
+# A careless reading of the rows a measured question grades against (the
+# worst call's column, the mean's, another size's rows) must not land on its
+# answer: lab 08 reads the committed ring of 8 (its Part 3 copies it), so a
+# new sweep committed there is checked here. The check finds what the
+# fixture holds on purpose: lab 04's ring mean is its median from 256 KiB on.
+mkdir -p "$TMP/committed" && cp "$SRC/results/ring-8x100mbit_reno/rows.csv" "$TMP/committed/ring.csv"
+"$BIN/grade" --escapes --outputs "$TMP/committed" "$SRC/lab/08-network/questions.toml" > "$TMP/esc" 2>&1 \
+  && [ ! -s "$TMP/esc" ] && ok "lab 08 on results/ring-8x100mbit_reno: no careless reading lands on an answer" \
+  || { fail "lab 08: a careless reading of the committed rows lands on an answer"; cat "$TMP/esc"; }
+"$BIN/grade" --escapes --outputs "$OUT" "$SRC/lab/04-time-model/questions.toml" > "$TMP/esc" 2>&1
+[ $? = 1 ] && grep -q "^q18: t_avg_us gives 2.25, within 3 tolerances" "$TMP/esc" \
+  && ok "grade --escapes names the fixture's lab 04 q18 mean (exit 1)" \
+  || { fail "grade --escapes on the fixture's lab 04"; cat "$TMP/esc"; }
+
 # No message a wrong answer can get (grade --hints: every question's hint, every
 # slip's words, what a number of the wrong kind is told) gives the answer by a
 # ratio or an offset: "twice the answer", "half", "8 times", "P where P-1

@@ -5,7 +5,9 @@
 // lab-out/ (--outputs). `grade --key QUESTIONS` writes the answer key,
 // computed, never typed in; `--template` a blank answers file for the
 // student, carrying the version of the questions it answers; `--hints` every
-// message a wrong answer can get. The formats are in lab/README.md. Exit
+// message a wrong answer can get; `--escapes` the measured answers that a
+// careless reading of the rows (the worst call's, the mean's, another
+// size's) would land on. The formats are in lab/README.md. Exit
 // status: 0 all right, 1 some wrong or missing, 2 bad input (one line).
 #include <fmt/format.h>
 
@@ -178,7 +180,7 @@ bool mark(const std::string& path, const std::string& answers_path, const Questi
 int main(int argc, char** argv) {
   CLI::App app("Marks a lab's answers, or writes its answer key", "grade");
   std::string questions, answers;
-  bool key = false, blank = false, hints = false;
+  bool key = false, blank = false, hints = false, careless = false;
   Context c;
   app.add_option("questions", questions, "the lab's questions (lab/NN-name/questions.toml)")
       ->required();
@@ -186,17 +188,26 @@ int main(int argc, char** argv) {
   app.add_flag("--key", key, "write the answer key instead");
   app.add_flag("--template", blank, "write a blank answers file instead");
   app.add_flag("--hints", hints, "list every message a wrong answer can get instead");
+  app.add_flag("--escapes", careless,
+               "list the measured answers a careless reading of the rows lands on (the worst "
+               "call's, the mean's, another size's) instead; exit 1 if any");
   app.add_option("--outputs", c.outputs,
                  "the folder the lab's commands wrote your measurements into (default lab-out)");
   app.set_version_flag("--version", version_text("grade"));
   try {
     app.parse(argc, argv);
-    if (int(key) + int(blank) + int(hints) + int(!answers.empty()) != 1)
-      throw UsageError("give ANSWERS to mark, or --key, or --template, or --hints");
+    if (int(key) + int(blank) + int(hints) + int(careless) + int(!answers.empty()) != 1)
+      throw UsageError("give ANSWERS to mark, or --key, --template, --hints or --escapes");
     const QuestionSet set = read_questions(questions);
     if (blank) {
       print_template(set);
       return 0;
+    }
+    if (careless) {
+      bool any = false;
+      for (const Question& q : set.questions)
+        for (const std::string& line : escapes(q, c)) fmt::print("{}\n", line), any = true;
+      return any ? 1 : 0;
     }
     if (key || hints) {
       key ? print_key(questions, set, c) : print_hints(questions, set, c);

@@ -808,6 +808,64 @@ Expected measured(const Question& q, const Context& c) {
   return e;
 }
 
+// ---- Careless readings of a measurement that a right answer would hide ----
+
+// The question asked again with `key` = `value`: its figures, none where
+// the rows cannot give them (a column the file lacks).
+std::vector<double> variant_figures(const Question& q, const Context& c, const std::string& key,
+                                    const toml::node& value) {
+  Question v = q;
+  v.spec.erase("slip");
+  if (key == "bytes") {
+    toml::table where = q.spec["where"].as_table() ? *q.spec["where"].as_table() : toml::table{};
+    where.insert_or_assign("bytes", value);
+    v.spec.insert_or_assign("where", where);
+  } else {
+    v.spec.insert_or_assign(key, value);
+  }
+  try {
+    const Expected e = measured(v, c);
+    return e.unchecked.empty() ? e.numbers : std::vector<double>{};
+  } catch (const UsageError&) {
+    return {};
+  }
+}
+
+std::vector<std::string> careless_readings(const Question& q, const Context& c) {
+  if (q.ask != Ask::measured) return {};
+  const std::string figure = need<std::string>(q, "figure");
+  if (figure != "value" && figure != "ratio") return {};
+  const Expected e = measured(q, c);
+  if (!e.unchecked.empty()) return {};
+  std::vector<std::pair<std::string, std::vector<double>>> readings;
+  const std::string column = need<std::string>(q, "column");
+  for (const char* other : {"t_max_us", "t_avg_us", "t_min_us", "t_median_us"})
+    if (other != column)
+      readings.emplace_back(other,
+                            variant_figures(q, c, "column", toml::value<std::string>(other)));
+  const toml::table* where = q.spec["where"].as_table();
+  if (where && where->contains("bytes")) {
+    const Source s = read_source(q, c, {"bytes"});
+    std::set<int64_t> sizes;
+    for (const auto& row : s.rows.cells) sizes.insert(int64_t(cell_number(s.rows, row, "bytes")));
+    for (int64_t b : sizes)
+      if (b != (*where)["bytes"].value_or(int64_t(0)))
+        readings.emplace_back(fmt::format("bytes = {}", b),
+                              variant_figures(q, c, "bytes", toml::value<int64_t>(b)));
+  }
+  std::vector<std::string> found;
+  for (const auto& [what, values] : readings)
+    for (double v : values)
+      for (double a : e.numbers)
+        if (std::fabs(v - a) <= kSlipMargin * (e.rel_tolerance * std::fabs(a) + e.abs_tolerance)) {
+          found.push_back(
+              fmt::format("{}: {} gives {:.6g}, within {} tolerances of the answer {:.6g}", q.id,
+                          what, v, kSlipMargin, a));
+          break;
+        }
+  return found;
+}
+
 // ---- Slips a question declares ([[question.slip]]), and the check of all ---
 
 Expected compute(const Question& q, const Context& c);
@@ -972,6 +1030,10 @@ Expected expected(const Question& q, const Context& c) {
     e.figures = m[1].str()[0] - '0';
   if (e.unchecked.empty()) settle(q, e, declared_slips(q, c));
   return e;
+}
+
+std::vector<std::string> escapes(const Question& q, const Context& c) {
+  return careless_readings(q, c);
 }
 
 std::vector<Expected> expected_all(const QuestionSet& set, const Context& c) {

@@ -108,5 +108,10 @@ Expected expected(const Question& q, const Context& c = {});
 // Every question's, and for a measurement, the other measurements' figures
 // among its slips (an answer copied from the wrong row).
 std::vector<Expected> expected_all(const QuestionSet& set, const Context& c);
+// A measured figure read carelessly (the worst call's, the mean's or the
+// fastest call's column for the one asked; the rows of another size) that
+// lands within a few tolerances of the answer, so that a student who read
+// it would be marked right: one line each, for the rows in c.outputs.
+std::vector<std::string> escapes(const Question& q, const Context& c);
 
 }  // namespace commlab::lab
