@@ -36,6 +36,7 @@ Planned plan(const std::vector<std::string>& algorithms, const ShapeData& d) {
     if (d.job.nodes.count() <= 1 && !ctx.runner.direct())
       price_by_memory(p.predicted, ctx.cost, d.job);
   }
+  price_own_copies(p.predicted, ctx.op, ctx.cost, d.job, d.in_place);  // a shared GPU's
   if (d.direct) d.direct->price_copies(p.predicted, ctx.op, ctx.cost, double(d.N * d.red.esize()));
   if (with_auto) {
     p.rows.emplace_back(kAuto, fastest(ctx.op, p.predicted, ctx.runner.direct()));

@@ -45,6 +45,17 @@ void price_by_memory(std::vector<Predicted>& predicted, const CostModel& cost,
     if (p.memory) p.us = cost.node_memory_us(p.model, *p.memory, N_B);
 }
 
+void price_own_copies(std::vector<Predicted>& predicted, const Operation& op, const CostModel& cost,
+                      const JobShape& shape, bool in_place) {
+  if (!cost.shared || cost.shared->GBps <= 0) return;
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    if (predicted[i].model.messages.empty()) continue;  // not planned
+    uint64_t copied_B = 0;
+    for (uint64_t b : own_copied_B(op, op.algorithms[i], shape, in_place)) copied_B += b;
+    predicted[i].us += 2.0 * double(copied_B) / (cost.shared->GBps * 1e3);
+  }
+}
+
 size_t fastest(const Operation& op, const std::vector<Predicted>& predicted, bool maps_peers) {
   size_t best = 0;
   double best_us = std::numeric_limits<double>::infinity();

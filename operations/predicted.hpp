@@ -38,6 +38,11 @@ void add_memory_loads(std::vector<Predicted>& predicted, const Operation& op, co
 // (CostModel::node_memory_us), in place of the port's curves.
 void price_by_memory(std::vector<Predicted>& predicted, const CostModel& cost,
                      const JobShape& shape);
+// Ranks sharing one GPU (cost.shared): each planned algorithm's copies of a
+// rank's own vector (own_copied_B) go through the GPU's memory too, every
+// rank's at once: 2 x their bytes over its bandwidth, added.
+void price_own_copies(std::vector<Predicted>& predicted, const Operation& op, const CostModel& cost,
+                      const JobShape& shape, bool in_place);
 size_t fastest(const Operation& op, const std::vector<Predicted>& predicted, bool maps_peers);
 // What auto chose between: the others it could run whose predicted time is
 // within kNearFastest of the fastest's (the model's error on one node is

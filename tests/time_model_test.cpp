@@ -163,6 +163,20 @@ TEST_CASE("time model: ranks sharing a GPU, its memory the resource, worked by h
         gpu.predict_us(allreduce_one_shot_algorithm().model(4, 16 * count, 4, 0)));
   // A private buffer copied in by every rank at once: 4 ranks x 2 x 4 MiB.
   CHECK(gpu.copy_us(4 * MiB, 4) == Approx(32 * MiB / 1e6));
+  // The ring's input copied into its result first, by every rank at once (4 x
+  // 2 x 4 MiB); recursive doubling at P = 4 sums from its input into its
+  // result and copies nothing; one_shot only in place (its sum copied back).
+  const auto op = make_operation("allreduce");
+  const JobShape shape{4, count, 4, 0};
+  std::vector<Predicted> p = commlab::predict(*op, gpu, shape);
+  const std::vector<Predicted> before = p;
+  price_own_copies(p, *op, gpu, shape, false);
+  for (size_t i = 0; i < p.size(); ++i) {
+    const std::string& name = op->algorithms[i].name;
+    const double added = p[i].us - before[i].us;
+    if (name == "ring") CHECK(added == Approx(32 * MiB / 1e6));
+    if (name == "recursive_doubling" || name == "one_shot") CHECK(added == Approx(0));
+  }
 }
 
 // One node's memory over MPI (memory_load), worked by hand at P = 2 and N =
