@@ -131,6 +131,22 @@ std::string typed(const std::vector<std::string>& lines, const toml::node& answe
   return from.substr(0, from.find_first_of(" \t,]#\r"));
 }
 
+// grade --escapes: 1 if a careless reading lands on an answer, 2 if a
+// measured question could not be read (its file missing: nothing checked).
+int print_escapes(const QuestionSet& set, const Context& c) {
+  bool any = false, unread = false;
+  for (const Question& q : set.questions) {
+    if (q.ask != Ask::measured) continue;
+    if (const Expected e = expected(q, c); !e.unchecked.empty()) {
+      fmt::print(stderr, "{}: not checked: {}\n", q.id, e.unchecked);
+      unread = true;
+      continue;
+    }
+    for (const std::string& line : escapes(q, c)) fmt::print("{}\n", line), any = true;
+  }
+  return unread ? 2 : any ? 1 : 0;
+}
+
 bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set,
           Context c) {
   const toml::table answers =
@@ -203,12 +219,7 @@ int main(int argc, char** argv) {
       print_template(set);
       return 0;
     }
-    if (careless) {
-      bool any = false;
-      for (const Question& q : set.questions)
-        for (const std::string& line : escapes(q, c)) fmt::print("{}\n", line), any = true;
-      return any ? 1 : 0;
-    }
+    if (careless) return print_escapes(set, c);
     if (key || hints) {
       key ? print_key(questions, set, c) : print_hints(questions, set, c);
       return 0;
