@@ -51,6 +51,8 @@ std::string crossovers(const std::vector<std::pair<uint64_t, std::string>>& winn
   return s;
 }
 
+constexpr double kAutoNear = 1.10;  // auto's target: within 10% of the fastest
+
 // One size's line: the fastest by the median of its runs, the model's pick
 // (its first run's t_model_us), auto's choice and time; "" with fewer than
 // two algorithms. Counts auto within 10% of the fastest into `near`.
@@ -76,7 +78,7 @@ void add_size(MarkdownTable& table, Winners& w, uint64_t bytes, const SizeRows& 
   if (!at.automatic.empty()) {
     const double us = median_of_runs(at.automatic);
     auto_us = fmt::format("{:.1f}", us), ratio = fmt::format("{:.2f}", us / fast_us);
-    ++w.sizes_with_auto, w.auto_near += us <= 1.10 * fast_us;
+    ++w.sizes_with_auto, w.auto_near += us <= kAutoNear * fast_us;
   }
   table.add_row(human_bytes(bytes), fast, fmt::format("{:.1f}", fast_us),
                 model.empty() ? "-" : model,

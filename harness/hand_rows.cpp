@@ -1,5 +1,7 @@
 #include "hand_rows.hpp"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "operations/predicted.hpp"
@@ -92,8 +94,9 @@ std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData
     }
     Row row = ctx.runner.measure(d.shape, c);
     if (row.note.empty() && algo.remark) row.note = algo.remark(d.P);
-    if (row.note.empty() && row_name == kAuto && !planned.auto_near.empty())
-      row.note = "predicted within 10% of it: " + planned.auto_near;
+    if (row_name == kAuto && !planned.auto_near.empty())
+      row.note += fmt::format("{}predicted within {:.0f}% of it: {}", row.note.empty() ? "" : "; ",
+                              100 * kNearFastest, planned.auto_near);
     if (d.direct) row.buffers = d.direct->buffers();
     add_memory(row, d, p);
     rows.push_back(std::move(row));

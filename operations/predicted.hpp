@@ -23,9 +23,6 @@ struct Predicted {
 Predicted predict(const CollectiveAlgorithm& algo, const CostModel& cost, const JobShape& shape);
 std::vector<Predicted> predict(const Operation& op, const CostModel& cost,
                                const JobShape& shape);  // every algorithm, in order
-// -a auto: the index of the least predicted time (the first of equals),
-// among what the transport can run: the algorithms that read peers' memory
-// only where ranks map it (maps_peers).
 // Each rank's bytes copied between buffers of its own in a run of `algo`
 // (CollectiveAlgorithm::own_copies), for memory_load.
 std::vector<uint64_t> own_copied_B(const Operation& op, const CollectiveAlgorithm& algo,
@@ -43,6 +40,9 @@ void price_by_memory(std::vector<Predicted>& predicted, const CostModel& cost,
 // rank's at once: 2 x their bytes over its bandwidth, added.
 void price_own_copies(std::vector<Predicted>& predicted, const Operation& op, const CostModel& cost,
                       const JobShape& shape, bool in_place);
+// -a auto: the index of the least predicted time (the first of equals),
+// among what the transport can run: the algorithms that read peers' memory
+// only where ranks map it (maps_peers).
 size_t fastest(const Operation& op, const std::vector<Predicted>& predicted, bool maps_peers);
 // What auto chose between: the others it could run whose predicted time is
 // within kNearFastest of the fastest's (the model's error on one node is

@@ -1,6 +1,7 @@
 // The GPU backend (device.hpp). Every copy and kernel goes on one stream per
 // process, so their order is the order the harness and the algorithms asked.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -454,18 +455,19 @@ static_assert(sizeof(SignalOp) <= 4000, "a SignalOp travels as a kernel paramete
 // The kernels' view of the ranks' `failed` word (host memory every rank
 // maps: the direct transport's control block), its page registered once;
 // null where it cannot be, and the kernels then stop on their budgets alone.
-// One control block per process (one transport); a new one is registered in
-// its place.
+// One control block per process (one transport, for the program's life); a
+// new one is registered in its place.
 namespace {
 uint64_t* device_view(uint64_t* failed) {
   static uint64_t *host = nullptr, *device = nullptr;
   static void* page = nullptr;
-  if (!failed || failed == host) return device;
+  if (!failed) return nullptr;
+  if (failed == host) return device;
   if (page) warn(cudaHostUnregister(page), "cudaHostUnregister");
-  const uintptr_t size = 4096;
-  page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(failed) / size * size);
+  const uintptr_t page_B = uintptr_t(sysconf(_SC_PAGESIZE));  // 4 KiB, 64 KiB on some Arm hosts
+  page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(failed) / page_B * page_B);
   host = failed, device = nullptr;
-  cudaError_t e = cudaHostRegister(page, size, cudaHostRegisterMapped | cudaHostRegisterPortable);
+  cudaError_t e = cudaHostRegister(page, page_B, cudaHostRegisterMapped | cudaHostRegisterPortable);
   if (e == cudaErrorHostMemoryAlreadyRegistered) e = cudaSuccess, page = nullptr;
   if (e != cudaSuccess) {
     cudaGetLastError();  // not sticky: the run goes on without it

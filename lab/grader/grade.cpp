@@ -118,7 +118,6 @@ void check_version(const toml::table& answers, const std::string& answers_path,
                     answers_path, *n, set.version, start));
 }
 
-// Right, wrong or missing, one line each; true when all are right.
 // A number as the student typed it (1.30 where TOML reads 1.3); "" for a
 // list, a word or a place not found.
 std::string typed(const std::vector<std::string>& lines, const toml::node& answer) {
@@ -147,6 +146,7 @@ int print_escapes(const QuestionSet& set, const Context& c) {
   return unread ? 2 : any ? 1 : 0;
 }
 
+// Right, wrong or missing, one line each; true when all are right.
 bool mark(const std::string& path, const std::string& answers_path, const QuestionSet& set,
           Context c) {
   const toml::table answers =

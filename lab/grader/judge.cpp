@@ -131,6 +131,8 @@ std::string kind_said(const Expected& e, double got) {
 }  // namespace
 
 int significant_figures(const std::string& typed) {
+  for (const char* base : {"0x", "0o", "0b"})
+    if (typed.find(base) != std::string::npos) return -1;  // an integer in another base
   std::string mantissa = typed.substr(0, typed.find_first_of("eE"));
   const bool point = mantissa.find('.') != std::string::npos;
   if (!point && mantissa.size() == typed.size()) return -1;  // an integer
@@ -139,7 +141,7 @@ int significant_figures(const std::string& typed) {
                      [](char ch) { return !std::isdigit(static_cast<unsigned char>(ch)); }),
       mantissa.end());
   const size_t first = mantissa.find_first_not_of('0');
-  return first == std::string::npos ? 0 : int(mantissa.size() - first);
+  return first == std::string::npos ? -1 : int(mantissa.size() - first);  // 0.00: as written
 }
 
 Marked judge(const Expected& e, const toml::node& answer, const std::string& typed) {

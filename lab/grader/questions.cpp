@@ -855,14 +855,14 @@ std::vector<std::string> careless_readings(const Question& q, const Context& c) 
   }
   std::vector<std::string> found;
   for (const auto& [what, values] : readings)
-    for (double v : values)
-      for (double a : e.numbers)
-        if (std::fabs(v - a) <= kSlipMargin * (e.rel_tolerance * std::fabs(a) + e.abs_tolerance)) {
-          found.push_back(
-              fmt::format("{}: {} gives {:.6g}, within {} tolerances of the answer {:.6g}", q.id,
-                          what, v, kSlipMargin, a));
-          break;
-        }
+    [&, &what = what, &values = values] {  // each reading named once, at its first landing
+      for (double v : values)
+        for (double a : e.numbers)
+          if (std::fabs(v - a) <= kSlipMargin * (e.rel_tolerance * std::fabs(a) + e.abs_tolerance))
+            return found.push_back(
+                fmt::format("{}: {} gives {:.6g}, within {} tolerances of the answer {:.6g}", q.id,
+                            what, v, kSlipMargin, a));
+    }();
   return found;
 }
 

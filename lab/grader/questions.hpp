@@ -71,7 +71,8 @@ struct Marked {
 Marked judge(const Expected& e, const toml::node& answer, const std::string& typed = "");
 // The significant figures of a number as written: every digit from the
 // first non-zero one when it has a decimal point (1.30: 3); -1 for an
-// integer (2, 800: its trailing zeros may or may not count).
+// integer (2, 800: its trailing zeros may or may not count) and for a
+// number with no non-zero digit (0.00), both taken as written.
 int significant_figures(const std::string& typed);
 // The unit slips of a number W in `unit` (bits, MiB, ns, Gbit/s, ...);
 // `text` is the question's: a size it gives in KiB or MiB may be taken as 10^3 or 10^6.
