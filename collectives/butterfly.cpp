@@ -63,6 +63,13 @@ const Butterfly& Butterfly::of(int P, Partner partner) {
   return it->second;
 }
 
+namespace {
+// Whether the exchange starts from the input: not in place, outside the fold.
+bool starts_from_input(const Butterfly& b, int rank, bool in_place) {
+  return !in_place && rank >= 2 * b.fold.extra;
+}
+}  // namespace
+
 void butterfly_exchange(const CollectiveJob& job, const Butterfly& b) {
   const size_t bytes = job.count * job.esize();
   char* data = static_cast<char*>(job.out);
@@ -75,7 +82,7 @@ void butterfly_exchange(const CollectiveJob& job, const Butterfly& b) {
   // in the result: it copies nothing of its own (a copy costs about what a
   // step's reduction does on one node). In place, or in the fold, it starts
   // from the result, and copies back after an odd number of steps.
-  const bool from_input = !job.in_place() && job.comm.rank() >= 2 * b.fold.extra;
+  const bool from_input = starts_from_input(b, job.comm.rank(), job.in_place());
   if (!from_input) allreduce_buffer(job);
   b.fold.fold_in(job, data, bytes);
   char* scratch = static_cast<char*>(job.mem.scratch(bytes));
@@ -99,7 +106,7 @@ void butterfly_exchange(const CollectiveJob& job, const Butterfly& b) {
 }
 
 int butterfly_exchange_own_copies(const Butterfly& b, int rank, bool in_place) {
-  const bool from_input = !in_place && rank >= 2 * b.fold.extra;
+  const bool from_input = starts_from_input(b, rank, in_place);
   if (from_input) return b.steps == 0 ? 1 : 0;  // P = 1: the input is the answer
   const bool copies_back = b.fold.virtual_rank(rank) >= 0 && b.steps % 2;
   return (in_place ? 0 : 1) + (copies_back ? 1 : 0);
