@@ -45,26 +45,27 @@ std::vector<Row> rows_of_shape(const ProgramContext& ctx,
 
 // A barrier's case: no buffers; checked by the operation itself.
 Case case_without_data(const ProgramContext& ctx, const std::string& name, Impl impl,
-                       void (*run)(const CollectiveJob&)) {
+                       void (*run)(const CollectiveJob&),
+                       void (*start)(const CollectiveJob&, Requests&) = nullptr) {
   Case c;
   c.algorithm = name;
   c.impl = impl;
   c.prepare = [] {};
   Comm& comm = ctx.comm;
   Runner& runner = ctx.runner;
-  c.run = [&comm, &runner, run, root = ctx.o.root] {
-    run(CollectiveJob{comm,
-                      nullptr,
-                      nullptr,
-                      0,
-                      {DType::float32, Op::sum},
-                      root,
-                      comm.memory(),
-                      0,
-                      &runner.nodes(),
-                      runner.nccl()});
+  auto job = [&comm, &runner, root = ctx.o.root] {
+    return CollectiveJob{
+        comm, nullptr,         nullptr,      0, {DType::float32, Op::sum}, root, comm.memory(),
+        0,    &runner.nodes(), runner.nccl()};
   };
-  c.check = [&op = ctx.op, &comm, run = c.run] { return op.check(comm, run); };
+  c.run = [job, run] { run(job()); };
+  c.check = [&op = ctx.op, &comm](const std::function<void()>& call) {
+    return op.check(comm, call);
+  };
+  // --overlap: the library's non-blocking call (MPI_Ibarrier).
+  if (start && ctx.o.overlap) {
+    c.nb = library_nonblocking([job, start](Requests& r) { start(job(), r); });
+  }
   return c;
 }
 
@@ -78,14 +79,16 @@ std::vector<Row> rows_without_data(const ProgramContext& ctx,
   for (const CollectiveAlgorithm& algo : ctx.op.algorithms)
     models.push_back(algo.model(P, 0, 0, ctx.o.root));
   for (const LibraryCall& lib : ctx.op.library) {
-    const LibraryName named = library_name(ctx.o, lib.name, lib.impl);
-    Case c = case_without_data(ctx, named.row, lib.impl, lib.run);
+    if (ctx.o.overlap && !lib.start) continue;
+    const LibraryName named = library_name(ctx.o, ctx.o.overlap ? lib.nb_name : lib.name, lib.impl);
+    Case c = case_without_data(ctx, named.row, lib.impl, lib.run, lib.start);
     tell_apart(ctx, c, named.forced, models);
     rows.push_back(ctx.runner.measure(shape, c));
   }
   for (const CollectiveAlgorithm& algo : ctx.op.algorithms) {
     if (!ctx.picked(algorithms, algo.name)) continue;
     Case c = case_without_data(ctx, algo.name, Impl::hand, algo.run);
+    if (ctx.o.overlap) c.algorithm += kNonBlocking, c.replay = true;
     c.model = algo.model(P, 0, 0, ctx.o.root);
     if (ctx.runner.direct()) c.model = c.model->pulled();
     rows.push_back(ctx.runner.measure(shape, c));

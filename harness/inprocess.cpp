@@ -7,8 +7,10 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <thread>
 #include <tuple>
 
+#include "core/comm/executor.hpp"
 #include "core/transports/make_transport.hpp"
 #include "operations/truth.hpp"
 
@@ -72,6 +74,36 @@ std::pair<Buffer, Buffer> buffers(const Shared& w, int me) {
           Buffer::view(run.dtype, L.out, Device::host, region + w.at.out_at)};
 }
 
+// The schedule of one run of the algorithm, recorded (schedule.hpp).
+Schedule record_schedule(const CollectiveJob& job, const InProcessRun& run,
+                         const std::function<void()>& prepare) {
+  ScheduleLog log;
+  Recorder recorder(Keep::counts);
+  recorder.keep_schedule(log);
+  {
+    Attached attached(job.comm, recorder);
+    prepare();
+    run.algo.run(job);
+    job.mem.sync();
+  }
+  Schedule s = log.compile();
+  if (!s.replayable())
+    throw std::logic_error(run.algo.name + " cannot be replayed: it has " + s.cannot_replay);
+  return s;
+}
+
+// The recorded schedule run non-blocking: run.replay_tests test calls, then
+// a wait (or, negative, tests alone until done).
+void replay(Comm& comm, const Schedule& schedule, int tests) {
+  Executor ex(comm, schedule);
+  ex.start();
+  if (tests >= 0) {
+    for (int i = 0; i < tests; ++i) ex.test();
+    return ex.wait();
+  }
+  while (!ex.test()) std::this_thread::yield();  // P threads on a few cores
+}
+
 // One rank, on its thread: the run, its trace gathered, its result checked.
 void run_rank(Transport& threads, const Shared& w) {
   const InProcessRun& run = w.run;
@@ -81,20 +113,28 @@ void run_rank(Transport& threads, const Shared& w) {
   if (w.direct) peers = make_signalled(run.signals, threads, *w.regions, mem);
   Transport& transport = w.direct ? static_cast<Transport&>(*peers) : threads;
   Comm comm(transport, mem);
-  // Every message, for the ports' bytes; the states only when asked.
-  Recorder recorder(run.trace ? Keep::states : Keep::messages);
-  Attached attached(comm, recorder);
   if (w.direct) mem.place_scratch(w.regions->base(me) + w.at.scratch_at, w.at.scratch_B);
   auto [input, out] = buffers(w, me);
   Buffer& before = run.in_place ? out : input;
-  out.fill([](size_t) { return kJunk; });
-  before.fill([&](size_t i) { return w.truth.before(me, i); });
-  comm.watch(out.data(), out.bytes());
+  auto prepare = [&] {
+    out.fill([](size_t) { return kJunk; });
+    before.fill([&](size_t i) { return w.truth.before(me, i); });
+  };
   const CollectiveJob job{comm,     before.data(), out.data(),    run.N,   {run.dtype, run.op_kind},
                           run.root, mem,           run.segment_B, &w.nodes};
+  std::optional<Schedule> schedule;
+  if (run.replay_tests) schedule = record_schedule(job, run, prepare);
+  // Every message, for the ports' bytes; the states only when asked.
+  Recorder recorder(run.trace ? Keep::states : Keep::messages);
+  Attached attached(comm, recorder);
+  prepare();
+  comm.watch(out.data(), out.bytes());
   const uint64_t waits_before = mem.waits();
   try {
-    run.algo.run(job);
+    if (schedule)
+      replay(comm, *schedule, *run.replay_tests);
+    else
+      run.algo.run(job);
     mem.sync();  // the end of the call, as the programs' timing loop waits for it
   } catch (...) {
     if (w.direct) w.regions->fail();  // the others stop waiting for this rank

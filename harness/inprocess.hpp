@@ -36,6 +36,11 @@ struct InProcessRun {
   // There, an algorithm that reads peers' memory may be handed the user's
   // own buffers, outside the region (it copies what its peers read).
   bool private_buffers = false;
+  // Run the algorithm once to record its schedule, then replay that
+  // non-blocking (core/comm/executor.hpp): this many test calls, then a
+  // wait; negative: test calls alone until it completes. What is checked and
+  // counted is the replay.
+  std::optional<int> replay_tests = std::nullopt;
 
   std::string describe() const;
   JobShape shape() const { return {P, N, element_size(dtype), root, nodes, segment_B}; }

@@ -69,14 +69,19 @@ std::vector<Row> library_rows(const std::vector<std::string>& algorithms, ShapeD
   std::vector<Row> rows;
   for (const LibraryCall& lib : ctx.op.library) {
     if (!runs(lib, algorithms, d)) continue;
+    if (ctx.o.overlap && !lib.start) continue;  // no non-blocking form (sendrecv's, NCCL's)
     Buffer& out =
         d.lib_results.emplace_back(lib.pairs_with, Buffer(d.red.dtype, d.L.out, ctx.o.device))
             .second;
     const bool even = lib.uneven_name.empty() || d.N % d.P == 0;
-    const LibraryName named = library_name(ctx.o, even ? lib.name : lib.uneven_name, lib.impl);
+    const std::string call = !ctx.o.overlap ? (even ? lib.name : lib.uneven_name)
+                             : even         ? lib.nb_name
+                                            : lib.nb_uneven_name;
+    const LibraryName named = library_name(ctx.o, call, lib.impl);
     Case c = d.make_case(named.row, lib.impl, lib.run, out);
+    if (ctx.o.overlap) d.start_nonblocking(c, lib.start, out);
     expect_counted(c, named.forced, d);
-    c.check = [&out, &d] {
+    c.check = [&out, &d](const std::function<void()>&) {
       Mismatch m = compare(out, *d.exact, d.checked);
       return Verdict{m.wrong, std::nullopt, m.first};
     };

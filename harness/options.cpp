@@ -110,7 +110,7 @@ namespace {
 struct Typed {
   std::string sizes = "4:16M", counts, algorithms = "all", device = "host", dtypes = "float32",
               ops = "sum", check = "on", transport = "auto", segment;
-  CLI::Option *sizes_opt = nullptr, *counts_opt = nullptr;
+  CLI::Option *sizes_opt = nullptr, *counts_opt = nullptr, *probes_opt = nullptr;
 };
 
 // An empty value is most often a script's unset variable: refused, not
@@ -172,6 +172,12 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
+  app.add_flag("--overlap", o.overlap,
+               "each call non-blocking (MPI_I*; the hand-written from their recorded schedule), "
+               "with compute beside it: OSU's and IMB's overlap");
+  t.probes_opt = app.add_option("--probes", o.probes,
+                                "--overlap: test calls spread over the compute (default 0, as OSU)")
+                     ->check(CLI::Range(0, kItersMax));
   const CLI::Validator not_empty = not_empty_value();
   app.add_option("--mpi-algorithm", o.mpi_algorithm,
                  "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
@@ -218,11 +224,38 @@ void interpret(const Typed& t, Options& o) {
   if (!t.segment.empty()) o.segment_B = parse_size(t.segment);
   if (o.segment_B == size_t{0}) throw UsageError("--segment must be at least 1 byte");
   if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
+  if (t.probes_opt->count() && !o.overlap)
+    throw UsageError("--probes counts the test calls of --overlap: give --overlap too");
+  if (o.overlap && o.device != Device::host)
+    throw UsageError(
+        "--overlap: host buffers only for now (-d host); GPU buffers wait for a "
+        "stream of their own");
+  if (o.overlap && o.transport == TransportKind::direct)
+    throw UsageError(
+        "--overlap: over MPI only; --transport direct reads peers' memory, which "
+        "nothing can progress by test calls");
   if (!o.mpi_algorithm.empty() && !o.mpi_rules.empty())
     throw UsageError("--mpi-algorithm and --mpi-rules: Open MPI takes one of them a launch");
 }
 
 }  // namespace
+
+bool parse_app(CLI::App& app, int argc, char** argv, const std::string& version,
+               std::string& help) {
+  help = app.help();
+  app.set_version_flag("--version", version);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return false;
+  } catch (const CLI::CallForVersion& e) {
+    help = std::string(e.what()) + "\n";
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return true;
+}
 
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description, const std::string& version) {

@@ -39,6 +39,10 @@ struct Options {
   // Open MPI's own algorithm forced on the library call for this launch, or
   // its rules file (harness/tuned.hpp); "": its default choice.
   std::string mpi_algorithm, mpi_rules;
+  // --overlap: each call non-blocking, with compute beside it, as OSU's
+  // osu_i* measure it (harness/overlap.hpp); --probes: test calls during it.
+  bool overlap = false;
+  int probes = 0;
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;
@@ -61,6 +65,11 @@ struct Parsed {
 // `version`: what --version prints (harness/version.hpp); none, no --version.
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description, const std::string& version = "");
+
+// A program's own flags parsed (ps_sim, ddp_step, alltoallv): false after
+// --help or --version, with `help` what to print; a bad flag throws
+// UsageError. `version` is what --version prints.
+bool parse_app(CLI::App& app, int argc, char** argv, const std::string& version, std::string& help);
 
 // The algorithms -a asked for, in the program's order, or a UsageError naming
 // the unknown one and the choices.

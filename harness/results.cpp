@@ -31,6 +31,10 @@ std::function<std::string(const Row&)> traffic(std::optional<Traffic> Row::*whic
                                                uint64_t Traffic::*field) {
   return [which, field](const Row& r) { return r.*which ? num((*(r.*which)).*field) : ""; };
 }
+// An --overlap figure; empty on a blocking row.
+std::function<std::string(const Row&)> overlap(double OverlapFigures::*field) {
+  return [field](const Row& r) { return r.overlap ? fixed((*r.overlap).*field, 3) : ""; };
+}
 
 using Cell = std::function<std::string(const Row&)>;
 
@@ -149,6 +153,17 @@ const std::vector<std::pair<Col, Cell>>& cells() {
        [](const Row& r) { return r.memory ? num(r.memory->node_B) : ""; }},
       {Col::copy_alone_GBps, [](const Row& r) { return real(r.copy_alone_GBps, 3); }},
       {Col::copy_together_GBps, [](const Row& r) { return real(r.copy_together_GBps, 3); }},
+      // --overlap: OSU's figures, IMB-NBC's, the model's (harness/overlap.hpp).
+      {Col::probes, [](const Row& r) { return r.overlap ? num(r.overlap->probes) : ""; }},
+      {Col::rounds, [](const Row& r) { return r.overlap ? opt(r.overlap->rounds) : ""; }},
+      {Col::t_pure_us, overlap(&OverlapFigures::t_pure_us)},
+      {Col::t_cpu_us, overlap(&OverlapFigures::t_cpu_us)},
+      {Col::t_test_us, overlap(&OverlapFigures::t_test_us)},
+      {Col::t_overlap_us, overlap(&OverlapFigures::t_overlap_us)},
+      {Col::overlap_pct, overlap(&OverlapFigures::overlap_pct)},
+      {Col::overlap_imb_pct, overlap(&OverlapFigures::overlap_imb_pct)},
+      {Col::model_overlap_pct,
+       [](const Row& r) { return r.overlap ? real(r.overlap->model_overlap_pct, 2) : ""; }},
   };
   return columns;
 }

@@ -43,6 +43,22 @@ struct RunInfo {  // the same for every row of one run
   int cores_per_node = 0;
 };
 
+// --overlap: a non-blocking call beside compute, timed as OSU's osu_i* do
+// (harness/overlap.hpp): each rank's means, then their average over the ranks.
+struct OverlapFigures {
+  int probes = 0;              // test calls spread over the compute
+  double t_pure_us = 0;        // start and wait alone
+  double t_cpu_us = 0;         // the compute, its test calls included (OSU's "tcomp")
+  double t_test_us = 0;        // inside the test calls
+  double t_overlap_us = 0;     // start, compute and tests, wait: OSU's "Overall"
+  double overlap_pct = 0;      // OSU's figure
+  double overlap_imb_pct = 0;  // IMB-NBC's, on the rank with the longest t_overlap
+  // A hand-written schedule: its rounds that carry messages, and the
+  // overlap the time model predicts from them (overlap.hpp).
+  std::optional<int> rounds;
+  std::optional<double> model_overlap_pct;
+};
+
 struct Row {
   const RunInfo* run = nullptr;
   std::string algorithm;
@@ -92,6 +108,8 @@ struct Row {
   // and the most over the ranks: the figures OSU (the average) and IMB
   // (t_min, t_avg, t_max) report, beside this row's slowest-rank times.
   std::optional<double> rank_mean_min_us, rank_mean_avg_us, rank_mean_max_us;
+  // --overlap (harness/overlap.hpp): the call non-blocking beside compute.
+  std::optional<OverlapFigures> overlap;
   int iters = 0;  // the timed iterations
   // On rank 0: every rank's time of every timed iteration, and how long after
   // the iteration's first rank it arrived, [rank][iteration] (--times).

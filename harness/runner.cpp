@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/comm/errors.hpp"
+#include "core/comm/executor.hpp"
 #include "core/comm/recorder.hpp"
 #include "core/comm/time_model.hpp"
 #include "core/vocabulary/distribution.hpp"
@@ -217,7 +218,7 @@ void Runner::count_library(const Case& c, const std::vector<LibrarySend>& sent, 
 void Runner::judge(const Case& c, Row& row) {
   row.check = Check::off;
   if (opts_.check) {
-    Verdict v = c.check();
+    Verdict v = c.check(c.run);
     uint64_t local[2] = {v.wrong, v.diff_vs_lib.value_or(0)}, sum[2];
     MPI_Allreduce(local, sum, 2, MPI_UINT64_T, MPI_SUM, comm_.mpi());
     row.wrong = sum[0];
@@ -293,7 +294,7 @@ void Runner::count_gpu(const gpu::Activity& before, Row& row) {
 }
 
 // Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
-void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
+double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   for (int i = 0; i < opts_.warmup; ++i) {
     c.prepare();
     MPI_Barrier(comm_.mpi());
@@ -321,6 +322,7 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     mem_.sync();  // on the GPU a run ends when its last kernel or copy has
     mine[i] = (MPI_Wtime() - t0) * 1e6 * c.time_scale;
   }
+  const double mean_us = std::accumulate(mine.begin(), mine.end(), 0.0) / iters / c.time_scale;
   if (links_before_B) {
     // Every rank's last call over, so that no node reads its links early.
     MPI_Barrier(comm_.mpi());
@@ -329,6 +331,7 @@ void Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
       row.links_sent_B = (*links_after_B - *links_before_B) / iters;
   }
   summarize_times(shape, mine, arrived_s, row);
+  return mean_us;
 }
 
 // The row's times from every rank's: each call's slowest rank.
@@ -360,7 +363,58 @@ void Runner::summarize_times(const Shape& shape, const std::vector<double>& mine
   }
 }
 
+// One run of a hand-written algorithm with its schedule kept (schedule.hpp).
+Schedule Runner::record_schedule(const Case& c) {
+  ScheduleLog log;
+  Recorder recorder(Keep::counts);
+  recorder.keep_schedule(log);
+  c.prepare();
+  {
+    Attached attached(comm_, recorder);
+    c.run();
+    mem_.sync();
+  }
+  Schedule s = log.compile();
+  if (!s.replayable())
+    throw std::logic_error(c.algorithm + " cannot run non-blocking: it has " + s.cannot_replay);
+  return s;
+}
+
+// --overlap: the call started and waited for, checked and counted, then
+// timed alone (the row's times) and beside compute (its overlap figures).
+Row Runner::measure_overlapped(const Shape& shape, const Case& c) {
+  Case nb = c;
+  std::optional<Schedule> schedule;
+  std::optional<Executor> replayed;
+  if (c.replay) {
+    schedule = record_schedule(c);
+    replayed.emplace(comm_, *schedule);
+    Executor& ex = *replayed;
+    nb.nb = NonBlocking{[&ex] { ex.start(); }, [&ex] { return ex.test(); }, [&ex] { ex.wait(); }};
+  }
+  const NonBlocking& call = *nb.nb;
+  nb.run = [&call] {
+    call.start();
+    call.wait();
+  };
+  Row row = blank_row(shape, nb);
+  check_once(shape, nb, row);
+  judge(nb, row);
+  const double pure_us = time_runs(shape, nb, row);
+  const OverlapPass pass{call,         nb.prepare, opts_.warmup, opts_.iters_for(row.bytes),
+                         opts_.probes, pure_us};
+  row.overlap = time_overlap(comm_.mpi(), pass);
+  if (schedule) {
+    int rounds = 0;
+    for (const Round& r : schedule->rounds) rounds += r.posts > 0;
+    row.overlap->rounds = rounds;
+    row.overlap->model_overlap_pct = model_overlap_pct(rounds, opts_.probes);
+  }
+  return row;
+}
+
 Row Runner::measure(const Shape& shape, const Case& c) {
+  if (c.nb || c.replay) return measure_overlapped(shape, c);
   Row row = blank_row(shape, c);
   check_once(shape, c, row);
   judge(c, row);

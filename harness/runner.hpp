@@ -13,6 +13,7 @@
 #include "core/comm/clock.hpp"
 #include "core/comm/comm.hpp"
 #include "core/comm/nodes.hpp"
+#include "core/comm/schedule.hpp"
 #include "core/device/device.hpp"
 #include "core/device/memory.hpp"
 #include "core/transports/direct_transport.hpp"
@@ -21,17 +22,24 @@
 #include "library_monitor.hpp"
 #include "link_counters.hpp"
 #include "options.hpp"
+#include "overlap.hpp"
 #include "results.hpp"
 
 namespace commlab {
+
+// --overlap: what a hand-written row's name ends with (ring_nb), beside the
+// library's non-blocking call (MPI_Iallreduce).
+inline constexpr const char* kNonBlocking = "_nb";
 
 // One implementation measured on one shape: a hand-written algorithm or a library call.
 struct Case {
   std::string algorithm;  // e.g. ring, or the library function
   Impl impl = Impl::hand;
-  std::function<void()> prepare;   // restore inputs before each run (untimed)
-  std::function<void()> run;       // the timed operation
-  std::function<Verdict()> check;  // after one run
+  std::function<void()> prepare;  // restore inputs before each run (untimed)
+  std::function<void()> run;      // the timed operation
+  // After one run. A check that makes calls of its own (the barrier's) is
+  // handed the run to call: under --overlap, the non-blocking one.
+  std::function<Verdict(const std::function<void()>& run)> check;
   // Hand-written: the traffic counted is compared to it. A library call:
   // the model of the hand-written algorithm of the name forced on it (its
   // bytes and messages compared), if any.
@@ -48,6 +56,11 @@ struct Case {
   const Buffer* output = nullptr;
   const void* watched = nullptr;  // what --steps prints after each step; null: output's data
   double time_scale = 1;  // reported time = measured x this (CollectiveAlgorithm::time_scale)
+  // --overlap: the call non-blocking. A library's own (MPI_Iallreduce, ...);
+  // or, with `replay`, a hand-written algorithm's schedule, which the Runner
+  // records from one run of `run` and replays (core/comm/executor.hpp).
+  std::optional<NonBlocking> nb;
+  bool replay = false;
 };
 
 struct Shape {
@@ -98,7 +111,10 @@ class Runner {
   Row blank_row(const Shape& shape, const Case& c) const;
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);
-  void time_runs(const Shape& shape, const Case& c, Row& row);
+  // This rank's mean time of a call, in us (as measured, before time_scale).
+  double time_runs(const Shape& shape, const Case& c, Row& row);
+  Row measure_overlapped(const Shape& shape, const Case& c);
+  Schedule record_schedule(const Case& c);
   void summarize_times(const Shape& shape, const std::vector<double>& mine,
                        const std::vector<double>& arrived_s, Row& row);
   void count_library(const Case& c, const std::vector<LibrarySend>& sent, Row& row);

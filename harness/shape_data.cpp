@@ -63,15 +63,11 @@ Case ShapeData::make_case(const std::string& name, Impl impl, void (*run)(const 
     if (keep_in_place) out.copy_from(in);
   };
   Comm& comm = ctx.comm;
-  Runner& runner = ctx.runner;
-  auto call = [&comm, &runner, run, N = N, red = red, root = ctx.o.root, segment_B = job.segment_B](
-                  const void* from, void* to) {
-    run(CollectiveJob{comm, from, to, N, red, root, comm.memory(), segment_B, &runner.nodes(),
-                      runner.nccl()});
-  };
+  auto call = [this, run](const void* from, void* to) { run(job_on(from, to)); };
   if (impl == Impl::mpi) {  // on GPU buffers, MPI may need host copies
     LibraryStaging* staging =
-        stagings_.emplace_back(std::make_unique<LibraryStaging>(runner.transport(), in, out)).get();
+        stagings_.emplace_back(std::make_unique<LibraryStaging>(ctx.runner.transport(), in, out))
+            .get();
     c.run = [staging, call, keep_in_place] { staging->run(keep_in_place, call); };
   } else if (direct && direct->runs_registered(reads_peers)) {
     direct->wire(c, call, in, out, in_place, comm.memory());
@@ -83,6 +79,27 @@ Case ShapeData::make_case(const std::string& name, Impl impl, void (*run)(const 
   c.input = &in;
   c.output = &out;
   return c;
+}
+
+CollectiveJob ShapeData::job_on(const void* from, void* to) const {
+  Comm& comm = ctx.comm;
+  return {comm,
+          from,
+          to,
+          N,
+          red,
+          ctx.o.root,
+          comm.memory(),
+          job.segment_B,
+          &ctx.runner.nodes(),
+          ctx.runner.nccl()};
+}
+
+void ShapeData::start_nonblocking(Case& c, void (*start)(const CollectiveJob&, Requests&),
+                                  Buffer& out) {
+  const void* from = in_place ? out.data() : input.data();
+  c.nb = library_nonblocking(
+      [this, start, from, &out](Requests& r) { start(job_on(from, out.data()), r); });
 }
 
 }  // namespace commlab

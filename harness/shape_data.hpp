@@ -47,6 +47,9 @@ class ShapeData {
   // registered buffers where those are in use, else on the buffers as they are.
   Case make_case(const std::string& name, Impl impl, void (*run)(const CollectiveJob&), Buffer& out,
                  bool reads_peers = false);
+  // --overlap: c runs the library's non-blocking call `start` instead, on
+  // the same host buffers, tested and waited for with MPI_Testall and MPI_Waitall.
+  void start_nonblocking(Case& c, void (*start)(const CollectiveJob&, Requests&), Buffer& out);
   // Over --transport direct, once the library's rows are done: the
   // hand-written cases from now on run on registered buffers (collective).
   void register_buffers();
@@ -69,6 +72,8 @@ class ShapeData {
   std::deque<std::pair<std::string, Buffer>> lib_results;
 
  private:
+  // The job of this shape from `from` into `to`.
+  CollectiveJob job_on(const void* from, void* to) const;
   std::vector<std::unique_ptr<LibraryStaging>> stagings_;
 };
 

@@ -12,6 +12,20 @@ constexpr const char* kTableHead =
     "{:>8} {:>4} {:>11} {:>12}  {:<24} {:<4} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} "
     "{:>12} {:>12} {:>5} {:<19} {:>6} {}\n";
 
+// --overlap: the row's figures beside it (harness/overlap.hpp).
+void print_overlap(const Row& r) {
+  const OverlapFigures& f = *r.overlap;
+  fmt::print(
+      "#   {} overlap: pure {:.2f} us, compute {:.2f} (tests {:.2f}), overall {:.2f}: "
+      "OSU {:.1f}%, IMB {:.1f}%",
+      r.algorithm, f.t_pure_us, f.t_cpu_us, f.t_test_us, f.t_overlap_us, f.overlap_pct,
+      f.overlap_imb_pct);
+  if (f.model_overlap_pct)
+    fmt::print("; {} rounds, {} probes: at most {:.0f}% if the bytes moved without the CPU",
+               *f.rounds, f.probes, *f.model_overlap_pct);
+  fmt::print("\n");
+}
+
 }  // namespace
 
 RowWriter::RowWriter(MPI_Comm comm, const Options& opts) : opts_(opts) {
@@ -62,6 +76,7 @@ void RowWriter::emit(const std::vector<Row>& rows) {
                r.model ? fmt::format("{}", r.model->sent_max_rank_B) : "-",
                r.counted ? fmt::format("{}", r.counted->steps) : "-", chose, wrong, name(r.check));
     if (!r.note.empty()) fmt::print("#   {} {}: {}\n", r.algorithm, name(r.impl), r.note);
+    if (r.overlap) print_overlap(r);
   }
   std::fflush(stdout);
   std::string csv, json, times;

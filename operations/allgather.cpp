@@ -22,6 +22,18 @@ void mpi_allgather(const CollectiveJob& j) {
     MPI_Allgatherv(in, p.counts[me], t, j.out, p.counts.data(), p.displs.data(), t, j.comm.mpi());
 }
 
+void mpi_iallgather(const CollectiveJob& j, Requests& r) {
+  const MpiParts& p = r.keep(MpiParts(j.parts()));
+  const int me = j.comm.rank();
+  const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even)
+    MPI_Iallgather(in, p.counts[0], t, j.out, p.counts[0], t, j.comm.mpi(), r.next());
+  else
+    MPI_Iallgatherv(in, p.counts[me], t, j.out, p.counts.data(), p.displs.data(), t, j.comm.mpi(),
+                    r.next());
+}
+
 // NCCL has no v-variant: equal parts only. In place, this rank's part is already in out.
 void nccl_allgather(const CollectiveJob& j) {
   const size_t per = j.count / j.comm.size();
@@ -45,6 +57,8 @@ class Allgather : public Operation {
     library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
                {"ncclAllGather", "", nccl_allgather, "", Impl::nccl,
                 [](int P, size_t N, bool) { return N % P == 0; }}};
+    library[0].start = mpi_iallgather;
+    library[0].nb_name = "MPI_Iallgather", library[0].nb_uneven_name = "MPI_Iallgatherv";
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {

@@ -9,17 +9,31 @@ namespace commlab {
 
 namespace {
 
-// MPI 3 counts are int: reduce in pieces, which is the same thing element-wise.
-void mpi_allreduce(const CollectiveJob& j) {
+// MPI 3 counts are int: reduce in pieces, which is the same thing
+// element-wise. call(in, out, n) for each piece; in is MPI_IN_PLACE in place.
+template <class Call>
+void in_pieces(const CollectiveJob& j, Call call) {
   const size_t piece = size_t{1} << 30, es = j.esize();
   size_t done = 0;
   do {
     const int n = static_cast<int>(std::min(piece, j.count - done));
     const void* in = j.in_place() ? MPI_IN_PLACE : static_cast<const char*>(j.in) + done * es;
-    MPI_Allreduce(in, static_cast<char*>(j.out) + done * es, n, j.red.mpi_type(), j.red.mpi_op(),
-                  j.comm.mpi());
+    call(in, static_cast<char*>(j.out) + done * es, n);
     done += n;
   } while (done < j.count);
+}
+
+void mpi_allreduce(const CollectiveJob& j) {
+  in_pieces(j, [&j](const void* in, void* out, int n) {
+    MPI_Allreduce(in, out, n, j.red.mpi_type(), j.red.mpi_op(), j.comm.mpi());
+  });
+}
+
+// Each piece its own request.
+void mpi_iallreduce(const CollectiveJob& j, Requests& r) {
+  in_pieces(j, [&j, &r](const void* in, void* out, int n) {
+    MPI_Iallreduce(in, out, n, j.red.mpi_type(), j.red.mpi_op(), j.comm.mpi(), r.next());
+  });
 }
 
 void nccl_allreduce(const CollectiveJob& j) { j.nccl->allreduce(j.in, j.out, j.count, j.red); }
@@ -39,6 +53,7 @@ class Allreduce : public Operation {
     };
     library = {{"MPI_Allreduce", "", mpi_allreduce},
                {"ncclAllReduce", "", nccl_allreduce, "", Impl::nccl}};
+    library[0].start = mpi_iallreduce, library[0].nb_name = "MPI_Iallreduce";
   }
   double busbw_factor(int P) const override { return P > 1 ? 2.0 * (P - 1) / P : 0.0; }
   Layout layout(int, int, int, size_t N, bool in_place) const override {

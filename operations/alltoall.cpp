@@ -15,20 +15,43 @@ namespace commlab {
 
 namespace {
 
-void mpi_alltoall(const CollectiveJob& j) {
-  const Partition blocks = j.parts();
-  const MpiParts p(blocks);
+// MPI's counts: the even call's, or the v-variant's, each rank receiving
+// its own block's size from every rank.
+struct AlltoallCounts {
+  MpiParts sent;
+  std::vector<int> rcounts, rdispls;
+};
+AlltoallCounts alltoall_counts(const CollectiveJob& j) {
+  AlltoallCounts c{MpiParts(j.parts()), {}, {}};
   const int P = j.comm.size(), me = j.comm.rank();
+  if (c.sent.even) return c;
+  c.rcounts.assign(P, c.sent.counts[me]);
+  for (int r = 0; r < P; ++r) c.rdispls.push_back(r * c.sent.counts[me]);
+  return c;
+}
+
+void mpi_alltoall(const CollectiveJob& j) {
+  const AlltoallCounts c = alltoall_counts(j);
+  const MpiParts& p = c.sent;
   const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
   MPI_Datatype t = j.red.mpi_type();
-  if (p.even) {
+  if (p.even)
     MPI_Alltoall(in, p.counts[0], t, j.out, p.counts[0], t, j.comm.mpi());
-    return;
-  }
-  std::vector<int> rcounts(P, p.counts[me]), rdispls(P);
-  for (int r = 0; r < P; ++r) rdispls[r] = r * p.counts[me];
-  MPI_Alltoallv(in, p.counts.data(), p.displs.data(), t, j.out, rcounts.data(), rdispls.data(), t,
-                j.comm.mpi());
+  else
+    MPI_Alltoallv(in, p.counts.data(), p.displs.data(), t, j.out, c.rcounts.data(),
+                  c.rdispls.data(), t, j.comm.mpi());
+}
+
+void mpi_ialltoall(const CollectiveJob& j, Requests& r) {
+  const AlltoallCounts& c = r.keep(alltoall_counts(j));
+  const MpiParts& p = c.sent;
+  const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even)
+    MPI_Ialltoall(in, p.counts[0], t, j.out, p.counts[0], t, j.comm.mpi(), r.next());
+  else
+    MPI_Ialltoallv(in, p.counts.data(), p.displs.data(), t, j.out, c.rcounts.data(),
+                   c.rdispls.data(), t, j.comm.mpi(), r.next());
 }
 
 // Grouped ncclSend/ncclRecv, as nccl-tests does it: block r of the input to
@@ -57,6 +80,8 @@ class Alltoall : public Operation {
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
                {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
+    library[0].start = mpi_ialltoall;
+    library[0].nb_name = "MPI_Ialltoall", library[0].nb_uneven_name = "MPI_Ialltoallv";
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {

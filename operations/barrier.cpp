@@ -23,6 +23,7 @@ namespace {
 constexpr double kLateBy_s = 0.02;
 
 void mpi_barrier(const CollectiveJob& j) { MPI_Barrier(j.comm.mpi()); }
+void mpi_ibarrier(const CollectiveJob& j, Requests& r) { MPI_Ibarrier(j.comm.mpi(), r.next()); }
 
 // Each rank in turn arrives late; rank 0 counts the ranks that left too early.
 Verdict check_barrier(Comm& comm, const std::function<void()>& barrier) {
@@ -62,6 +63,7 @@ class Barrier : public Operation {
     algorithms = {{"linear", barrier_linear, sized<model_barrier_linear>},
                   {"dissemination", barrier_dissemination, sized<model_barrier_dissemination>}};
     library = {{"MPI_Barrier", "", mpi_barrier}};
+    library[0].start = mpi_ibarrier, library[0].nb_name = "MPI_Ibarrier";
   }
   double busbw_factor(int) const override { return 0; }
   Layout layout(int, int, int, size_t, bool) const override { return {}; }

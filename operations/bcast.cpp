@@ -12,6 +12,10 @@ void mpi_bcast(const CollectiveJob& j) {
   MPI_Bcast(j.out, static_cast<int>(j.count), j.red.mpi_type(), j.root, j.comm.mpi());
 }
 
+void mpi_ibcast(const CollectiveJob& j, Requests& r) {
+  MPI_Ibcast(j.out, static_cast<int>(j.count), j.red.mpi_type(), j.root, j.comm.mpi(), r.next());
+}
+
 void nccl_bcast(const CollectiveJob& j) {
   j.nccl->broadcast(j.out, j.out, j.count, j.red.dtype, j.root);
 }
@@ -31,6 +35,7 @@ class Bcast : public Operation {
     // library we build against runs it: a library row is not named for it.
     algorithms.back().not_in_libraries = true;
     library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
+    library[0].start = mpi_ibcast, library[0].nb_name = "MPI_Ibcast";
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int, int, size_t N, bool) const override { return {0, N}; }

@@ -22,6 +22,18 @@ void mpi_gather(const CollectiveJob& j) {
                 j.comm.mpi());
 }
 
+void mpi_igather(const CollectiveJob& j, Requests& r) {
+  const MpiParts& p = r.keep(MpiParts(j.parts()));
+  const int me = j.comm.rank();
+  const void* in = j.in_place() && me == j.root ? MPI_IN_PLACE : j.in;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even)
+    MPI_Igather(in, p.counts[0], t, j.out, p.counts[0], t, j.root, j.comm.mpi(), r.next());
+  else
+    MPI_Igatherv(in, p.counts[me], t, j.out, p.counts.data(), p.displs.data(), t, j.root,
+                 j.comm.mpi(), r.next());
+}
+
 void nccl_gather(const CollectiveJob& j) { nccl_root_parts(j, /*root_sends=*/false); }
 
 class Gather : public Operation {
@@ -38,6 +50,8 @@ class Gather : public Operation {
     library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather},
                {"ncclSend/ncclRecv", "", nccl_gather, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
+    library[0].start = mpi_igather;
+    library[0].nb_name = "MPI_Igather", library[0].nb_uneven_name = "MPI_Igatherv";
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int root, size_t N, bool in_place) const override {

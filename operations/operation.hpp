@@ -18,6 +18,20 @@
 
 namespace commlab {
 
+// A library call started non-blocking (--overlap): its requests, and what
+// they read until they complete (a v-variant's counts and displacements).
+struct Requests {
+  std::vector<MPI_Request> all;
+  std::vector<std::shared_ptr<const void>> kept;
+  MPI_Request* next() { return &all.emplace_back(); }
+  template <class T>
+  const T& keep(T value) {
+    auto p = std::make_shared<const T>(std::move(value));
+    kept.push_back(p);
+    return *p;
+  }
+};
+
 // The library call an operation is measured against. It takes the same job
 // (but not its Comm: it calls MPI or NCCL directly, so nothing of it is counted).
 struct LibraryCall {
@@ -30,6 +44,9 @@ struct LibraryCall {
   Impl impl = Impl::mpi;  // or nccl: GPU buffers only, one GPU per rank
   // When NCCL has no form of this call for the shape (P not dividing N, in place), false.
   bool (*usable)(int P, size_t N, bool in_place) = nullptr;
+  // Its non-blocking form (MPI_Iallreduce, ...), for --overlap; null: none.
+  void (*start)(const CollectiveJob& job, Requests& requests) = nullptr;
+  std::string nb_name = {}, nb_uneven_name = {};
 };
 
 // Where the right value of an output element comes from: one rank's input

@@ -15,6 +15,12 @@ void mpi_reduce(const CollectiveJob& j) {
              j.red.mpi_type(), j.red.mpi_op(), j.root, j.comm.mpi());
 }
 
+void mpi_ireduce(const CollectiveJob& j, Requests& r) {
+  const bool root_in_place = j.in_place() && j.comm.rank() == j.root;
+  MPI_Ireduce(root_in_place ? MPI_IN_PLACE : j.in, j.out, static_cast<int>(j.count),
+              j.red.mpi_type(), j.red.mpi_op(), j.root, j.comm.mpi(), r.next());
+}
+
 void nccl_reduce(const CollectiveJob& j) { j.nccl->reduce(j.in, j.out, j.count, j.red, j.root); }
 
 class Reduce : public Operation {
@@ -30,6 +36,7 @@ class Reduce : public Operation {
     // library we build against runs it: a library row is not named for it.
     algorithms.back().not_in_libraries = true;
     library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
+    library[0].start = mpi_ireduce, library[0].nb_name = "MPI_Ireduce";
   }
   double busbw_factor(int) const override { return 1; }
   Layout layout(int, int r, int root, size_t N, bool in_place) const override {

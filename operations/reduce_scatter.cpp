@@ -21,6 +21,17 @@ void mpi_reduce_scatter(const CollectiveJob& j) {
     MPI_Reduce_scatter(in, j.out, p.counts.data(), j.red.mpi_type(), j.red.mpi_op(), j.comm.mpi());
 }
 
+void mpi_ireduce_scatter(const CollectiveJob& j, Requests& r) {
+  const MpiParts& p = r.keep(MpiParts(j.parts()));
+  const void* in = j.in_place() ? MPI_IN_PLACE : j.in;
+  if (p.even)
+    MPI_Ireduce_scatter_block(in, j.out, p.counts[0], j.red.mpi_type(), j.red.mpi_op(),
+                              j.comm.mpi(), r.next());
+  else
+    MPI_Ireduce_scatter(in, j.out, p.counts.data(), j.red.mpi_type(), j.red.mpi_op(), j.comm.mpi(),
+                        r.next());
+}
+
 // Equal parts, out of place: NCCL's in-place form keeps the result at this
 // rank's offset, not at the front as MPI's does.
 void nccl_reduce_scatter(const CollectiveJob& j) {
@@ -41,6 +52,9 @@ class ReduceScatter : public Operation {
     library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
                {"ncclReduceScatter", "", nccl_reduce_scatter, "", Impl::nccl,
                 [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};
+    library[0].start = mpi_ireduce_scatter;
+    library[0].nb_name = "MPI_Ireduce_scatter_block",
+    library[0].nb_uneven_name = "MPI_Ireduce_scatter";
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int, size_t N, bool in_place) const override {

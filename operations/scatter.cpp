@@ -21,6 +21,18 @@ void mpi_scatter(const CollectiveJob& j) {
                  j.comm.mpi());
 }
 
+void mpi_iscatter(const CollectiveJob& j, Requests& r) {
+  const MpiParts& p = r.keep(MpiParts(j.parts()));
+  const int me = j.comm.rank();
+  void* out = j.in_place() && me == j.root ? MPI_IN_PLACE : j.out;
+  MPI_Datatype t = j.red.mpi_type();
+  if (p.even)
+    MPI_Iscatter(j.in, p.counts[0], t, out, p.counts[0], t, j.root, j.comm.mpi(), r.next());
+  else
+    MPI_Iscatterv(j.in, p.counts.data(), p.displs.data(), t, out, p.counts[me], t, j.root,
+                  j.comm.mpi(), r.next());
+}
+
 void nccl_scatter(const CollectiveJob& j) { nccl_root_parts(j, /*root_sends=*/true); }
 
 class Scatter : public Operation {
@@ -37,6 +49,8 @@ class Scatter : public Operation {
     library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
                {"ncclSend/ncclRecv", "", nccl_scatter, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
+    library[0].start = mpi_iscatter;
+    library[0].nb_name = "MPI_Iscatter", library[0].nb_uneven_name = "MPI_Iscatterv";
   }
   double busbw_factor(int P) const override { return double(P - 1) / P; }
   Layout layout(int P, int r, int root, size_t N, bool in_place) const override {

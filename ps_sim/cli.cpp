@@ -161,18 +161,7 @@ Parse<Settings> parse_settings(int argc, char** argv, int ranks, int rank) {
   Flags f;
   declare_flags(app, f, s);
   Parse<Settings> p;
-  p.help = app.help();
-  app.set_version_flag("--version", version_text("ps_sim", mpi_version()));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    return p;
-  } catch (const CLI::CallForVersion& e) {
-    p.help = std::string(e.what()) + "\n";
-    return p;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
+  if (!parse_app(app, argc, argv, version_text("ps_sim", mpi_version()), p.help)) return p;
   read_choices(f, s);
   assign_roles(c, f.servers, ranks);
   shape_model(c, f.model);

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/device/memory.hpp"
+#include "schedule.hpp"
 #include "step.hpp"
 #include "transport.hpp"
 
@@ -70,6 +71,8 @@ class Comm {
   void isend(int to, const void* buf, size_t bytes, Step step);
   void irecv(int from, void* buf, size_t bytes, Step step);
   void wait_all();
+  // Whether every isend and irecv has completed (then as wait_all), without waiting.
+  bool test_all();
   void wait_sends();  // only the isends: their buffers may be reused, receives go on
 
   // Blocks until a message from any rank is ready to receive; returns its sender.
@@ -124,6 +127,12 @@ class Comm {
   void receiving(int from, size_t bytes, Step step, Landing landing);
   void reading(int from, size_t bytes, Step step, bool reduced);
   Peers& peers();  // the transport's, or logic_error
+  // The attached Recorder's schedule, if it keeps one (schedule.hpp).
+  ScheduleLog* schedule_log() const;
+  void log_post(Act act, int peer, const void* buf, size_t bytes, Step step);
+  void log_wait(const Reduction* red = nullptr, void* acc = nullptr, const void* mine = nullptr,
+                const void* incoming = nullptr, size_t bytes = 0);
+  void cannot_replay(const char* what);
   // Blocking exchange; acc (op)= each received piece when red is given (acc
   // := mine (op) it, when mine is).
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nodes.hpp"
+#include "schedule.hpp"
 #include "step.hpp"
 #include "traffic.hpp"
 #include "transport.hpp"
@@ -72,6 +73,9 @@ class Recorder {
     mem_ = &mem;
     moved_start_B_ = mem.moved_B();
   }
+  // Also keep the schedule, for --overlap to run it again (schedule.hpp).
+  void keep_schedule(ScheduleLog& log) { schedule_ = &log; }
+  ScheduleLog* schedule() const { return schedule_; }
   void watch(const void* buf, size_t bytes) {
     if (keep_ == Keep::states) watched_ = buf, watched_B_ = bytes;
   }
@@ -117,6 +121,7 @@ class Recorder {
   const void* watched_ = nullptr;
   size_t watched_B_ = 0;
   std::vector<Snapshot> snapshots_;
+  ScheduleLog* schedule_ = nullptr;
 };
 
 }  // namespace commlab

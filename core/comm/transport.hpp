@@ -66,6 +66,12 @@ class Transport {
   virtual void irecv(int from, void* buf, size_t bytes) = 0;
   virtual void wait_sends() = 0;
   virtual void wait_all() = 0;
+  // Whether everything posted has completed (then as wait_all), without
+  // waiting: how a schedule run non-blocking is progressed (executor.hpp).
+  // Only MPI on host buffers and the threads have it.
+  virtual bool test_all() {
+    throw std::logic_error("the " + name(kind()) + " transport cannot test for completion");
+  }
   // Blocks until a message from any rank is ready; returns its sender.
   virtual int probe_any() = 0;
 

@@ -46,6 +46,7 @@ void* Memory::scratch(size_t bytes) {
 
 void Memory::copy(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || dst == src) return;
+  if (log_) log_->copied(dst, src, bytes);
   moved_B_ += 2 * bytes;
   queue();
   if (on_gpu())
@@ -56,6 +57,7 @@ void Memory::copy(void* dst, const void* src, size_t bytes) {
 
 void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t count) {
   if (count == 0) return;
+  if (log_) log_->reduced(red, acc, in, nullptr, count);
   moved_B_ += 3 * count * red.esize();
   queue();
   if (on_gpu())
@@ -67,6 +69,7 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
 void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const void* b,
                        size_t count) {
   if (count == 0) return;
+  if (log_) log_->reduced(red, dst, a, b, count);
   moved_B_ += 3 * count * red.esize();
   queue();
   if (on_gpu())
@@ -78,6 +81,7 @@ void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const voi
 void Memory::reduce_many(const Reduction& red, void* dst, const void* const* terms, int n,
                          size_t count) {
   if (count == 0 || n == 0) return;
+  if (log_) log_->cannot_replay("a reduction of many terms");
   moved_B_ += uint64_t(n + 1) * count * red.esize();
   queue();
   if (on_gpu()) return gpu::reduce_many(red.dtype, red.op, dst, terms, n, count);
@@ -97,6 +101,7 @@ void Memory::reduce_many(const Reduction& red, void* dst, const void* const* ter
 }
 
 uint64_t Memory::signal(const SignalOp& op) {
+  if (log_) log_->cannot_replay("a signal between ranks");
   queue();
   if (on_gpu()) return gpu::signal(op);
   run_signal_op(op);

@@ -11,6 +11,20 @@
 
 namespace commlab {
 
+// Told of every copy and reduction a Memory is asked for, in order: how the
+// recorder (core/comm/schedule.hpp) keeps an algorithm's own work beside its
+// messages, so that its schedule can be run again without the algorithm.
+class MemoryLog {
+ public:
+  virtual ~MemoryLog() = default;
+  virtual void copied(void* dst, const void* src, size_t bytes) = 0;
+  // dst (op)= a, or with b: dst := a (op) b.
+  virtual void reduced(const Reduction& red, void* dst, const void* a, const void* b,
+                       size_t count) = 0;
+  // Something a schedule cannot be replayed from (a reduction of many terms, a signal).
+  virtual void cannot_replay(const char* what) = 0;
+};
+
 class Memory {
  public:
   explicit Memory(Device where = Device::host) : where_(where) {}
@@ -53,6 +67,10 @@ class Memory {
   // a host round trip each).
   uint64_t ops() const { return ops_; }
   uint64_t waits() const { return waits_; }
+  // Tell `log` of every copy and reduction from now on (null: none). Comm
+  // clears it while a transport works, whose own copies are not the algorithm's.
+  void set_log(MemoryLog* log) { log_ = log; }
+  MemoryLog* log() const { return log_; }
 
  private:
   Device where_;
@@ -63,6 +81,7 @@ class Memory {
   uint64_t moved_B_ = 0;
   uint64_t ops_ = 0, waits_ = 0;
   bool queued_ = false;  // an op since the last sync
+  MemoryLog* log_ = nullptr;
   void queue() { ++ops_, queued_ = true; }
 };
 

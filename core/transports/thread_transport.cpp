@@ -66,6 +66,18 @@ class ThreadTransport : public Transport {
     recvs_.clear();
     wait_sends();
   }
+  bool test_all() override {
+    {
+      std::lock_guard lock(w_.mu_);
+      if (w_.failed_) throw Aborted{};
+      for (const auto& p : recvs_)
+        if (!p->filled) return false;
+      for (const auto& m : sends_)
+        if (!m->taken) return false;
+    }
+    wait_all();  // each already done: its size checked
+    return true;
+  }
   int probe_any() override {
     std::unique_lock lock(w_.mu_);
     auto& box = w_.inbox_[me_];
