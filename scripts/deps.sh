@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs what commlab needs from Debian's packages, once; safe to run again.
 set -euo pipefail
-PKGS="cmake g++ make openmpi-bin libopenmpi-dev mpich libmpich-dev catch2 libfccp-dev libcli11-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libalglib-dev
+PKGS="cmake g++ make openmpi-bin libopenmpi-dev mpich libmpich-dev catch2 libfccp-dev libcli11-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libalglib-dev libblas-dev
       python3 python3-matplotlib clang libclang-rt-dev clang-format"
 missing=()
 for p in $PKGS; do

@@ -7,7 +7,7 @@
 SRC=$1
 source "$(dirname "$0")/support/check_lib.sh"
 cd "$SRC" || exit 1
-LAYERS=(core collectives allreduce_algos operations harness analysis ps_sim lab)
+LAYERS=(core collectives allreduce_algos operations harness analysis ps_sim training lab)
 rank() { for i in "${!LAYERS[@]}"; do [ "${LAYERS[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 for i in "${!LAYERS[@]}"; do
   layer=${LAYERS[$i]}
