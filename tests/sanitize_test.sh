@@ -7,7 +7,8 @@
 # both signallings), which reach every schedule in a fraction of the time
 # mpirun would; every program under mpirun at P = 3 on awkward counts, dtypes
 # and ops (the MPI transport, the harness, the library rows), a few over
-# direct access through MPI shared memory; ps_sim, the report, and the
+# direct access through MPI shared memory, the all-reduce with --overlap;
+# ps_sim, the report, and the
 # hostile inputs, which must still end with one line and exit 2.
 #   sanitize_test.sh SOURCE_DIR BUILD_DIR
 SRC=$1 DIR=$2
@@ -59,6 +60,9 @@ for program in allreduce bcast gather alltoall; do
 done
 run 4 "$B/allreduce" --transport direct --registered --in-place -n 7,1009 -i 1 -x 0 \
   && ok "allreduce over direct access, registered, in place, P=4" || fail "allreduce direct registered P=4"
+# --overlap: the library's MPI_Iallreduce and every schedule replayed non-blocking.
+run 3 "$B/allreduce" --overlap --probes 2 -n 7,1009 -T all -o all -i 1 -x 0 \
+  && ok "allreduce --overlap, P=$P" || fail "allreduce --overlap P=$P"
 run 4 "$B/ps_sim" -M 64K -i 3 --mode colocated --placement hashed && ok "ps_sim colocated" \
   || fail "ps_sim colocated"
 run 3 "$B/ps_sim" -M 64K -i 3 --consistency ssp --tau 1 --straggler 0:2 && ok "ps_sim ssp" \
