@@ -118,6 +118,23 @@ ROWS
 4 16777216 rabenseifner 4000000 4100000
 ROWS
   } > "$out/ring.csv"
+  # Lab 09: the overlap run, the DDP sweep, the uneven all-to-all (its
+  # bytes are what docs/alltoallv-example.txt gives on any machine).
+  printf '%s\n' "algorithm,overlap_pct,overlap_imb_pct,date" \
+    "MPI_Iallreduce,46.700,25.200,2026-01-05T15:00:00Z" "ring_nb,17.700,8.400,2026-01-05T15:00:00Z" \
+    > "$out/overlap.csv"
+  printf '%s\n' "algorithm,bucket_cap_B,buckets,overlap_pct,date" \
+    "MPI_Iallreduce,524288,16,20.000,2026-01-05T15:01:00Z" "ring_nb,524288,16,12.500,2026-01-05T15:01:00Z" \
+    "MPI_Iallreduce,2097152,4,35.000,2026-01-05T15:01:00Z" "ring_nb,2097152,4,30.000,2026-01-05T15:01:00Z" \
+    "MPI_Iallreduce,33554432,1,3.000,2026-01-05T15:01:00Z" "ring_nb,33554432,1,7.500,2026-01-05T15:01:00Z" \
+    > "$out/ddp.csv"
+  {
+    echo "algorithm,steps,sent_max_rank_B,recv_max_rank_B,sent_total_B,date"
+    for a in "MPI_Alltoallv 8" "linear 1" "pairwise 3" "by_load 3"; do
+      set -- $a
+      echo "$1,$2,1220,1204,1324,2026-01-05T15:02:00Z"
+    done
+  } > "$out/moe.csv"
   {
     echo "algorithm,bytes,t_avg_us,t_median_us,date"
     echo "pingpong,4,0.9,0.5,2026-01-05T13:00:00Z"

@@ -18,16 +18,17 @@
 #include "core/comm/time_model.hpp"
 #include "core/vocabulary/names.hpp"
 #include "harness/inprocess.hpp"
+#include "harness/overlap.hpp"
 #include "ps_sim/training.hpp"
 
 namespace commlab::lab {
 
 namespace {
 
-const Names<Ask> kAsks = {{Ask::traffic, "traffic"},     {Ask::buffer, "buffer"},
-                          {Ask::taught, "taught"},       {Ask::predict, "predict"},
-                          {Ask::crossover, "crossover"}, {Ask::ps_bytes, "ps_bytes"},
-                          {Ask::range, "range"},         {Ask::measured, "measured"}};
+const Names<Ask> kAsks = {
+    {Ask::traffic, "traffic"}, {Ask::buffer, "buffer"},       {Ask::taught, "taught"},
+    {Ask::predict, "predict"}, {Ask::crossover, "crossover"}, {Ask::ps_bytes, "ps_bytes"},
+    {Ask::range, "range"},     {Ask::measured, "measured"},   {Ask::overlap, "overlap"}};
 
 // The counted figures a question may ask for, by their CSV names.
 const std::pair<const char*, uint64_t Traffic::*> kFields[] = {
@@ -313,6 +314,21 @@ Expected traffic(const Question& q) {
                      "message loads every link on its way, and links carry other nodes' messages "
                      "too"});
   e.slips.insert(e.slips.begin(), first.begin(), first.end());
+  return e;
+}
+
+// The time model's overlap of the algorithm replayed non-blocking with
+// `probes` test calls (harness/overlap.hpp, model_overlap_pct), in percent
+// to a tenth: its rounds are its counted steps, one exchange each in the
+// schedules the labs ask about (the ring, recursive doubling).
+Expected overlap(const Question& q) {
+  const InProcessResult r = run(q, "algorithm", Fill::pattern, false);
+  const int probes = int(need_within(q, "probes", 0, 1000));
+  Expected e = number(model_overlap_pct(int(r.counted.steps), probes), "", q.text);
+  // To a tenth: 33.3 for a third; a slip within 0.3% of its figure (16.7 for 16.67).
+  e.rel_tolerance = 0.003, e.abs_tolerance = 0.05;
+  e.slips.push_back(
+      {{e.numbers.front() / 100}, "", "that is a fraction: the question asks percent"});
   return e;
 }
 
@@ -975,6 +991,8 @@ Expected compute(const Question& q, const Context& c) {
       return plausible(q, c.answers);
     case Ask::measured:
       return measured(q, c);
+    case Ask::overlap:
+      return overlap(q);
   }
   throw std::logic_error("an ask without a case");
 }

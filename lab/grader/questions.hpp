@@ -26,6 +26,7 @@ enum class Ask {
   ps_bytes,   // ps_sim's exact bytes per iteration
   range,      // a figure no output records: any value from lo to hi is plausible
   measured,   // a figure of the student's own run, read from the lab's outputs (lab-out/)
+  overlap,    // the time model's overlap of a schedule replayed with test calls, in percent
 };
 
 // A wrong answer a student is likely to give, and the mistake it comes
