@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <climits>
 
 #include "allreduce_algos/algorithms.hpp"
 #include "core/comm/errors.hpp"
@@ -11,6 +12,7 @@
 #include "harness/options.hpp"
 #include "harness/version.hpp"
 #include "operations/operation.hpp"
+#include "training/ddp_step.hpp"
 
 namespace commlab::ddp {
 
@@ -79,6 +81,14 @@ Parse<Settings> parse_settings(int argc, char** argv, int, int) {
         return parse_finite(b, kBucketMin_MiB, kBucketMax_MiB, "--bucket-MB");
       });
   s.algorithms = read_algorithms(algorithms);
+  // MPI's counts are int: every bucket of every cap within them.
+  const size_t per_layer = size_t(s.hidden) * size_t(s.hidden);
+  for (double MiB : s.bucket_MiB)
+    for (const Range& r : bucket(s.layers, per_layer, sizeof(float), size_t(MiB * 1048576)).buckets)
+      if (r.count > size_t(INT_MAX))
+        throw UsageError(fmt::format(
+            "--bucket-MB {}: a bucket of {} floats, past MPI's int count; take a smaller cap", MiB,
+            r.count));
   s.library = !no_library;
   if (s.algorithms.empty() && !s.library)
     throw UsageError("-a none with --no-library: nothing to run");
