@@ -88,6 +88,12 @@ void refuse_bad_input(const Operation& op, const Options& o, int P) {
     throw UsageError("--registered: only with --transport direct (the buffers peers map)");
   if (o.registered && !op.has_data)
     throw UsageError("--registered: " + op.name + " has no buffers");
+  // Checked here, once the transport is settled: a program named for an
+  // algorithm that reads peers' memory (allreduce_one_shot) runs direct.
+  if (o.overlap && o.transport == TransportKind::direct)
+    throw UsageError(
+        "--overlap: over MPI only; --transport direct reads peers' memory, which "
+        "nothing can progress by test calls");
   if (o.in_place && op.in_place_form == InPlace::never)
     throw UsageError("--in-place: " + op.name + " has no in-place form");
   if (!op.has_data) return;

@@ -230,10 +230,6 @@ void interpret(const Typed& t, Options& o) {
     throw UsageError(
         "--overlap: host buffers only for now (-d host); GPU buffers wait for a "
         "stream of their own");
-  if (o.overlap && o.transport == TransportKind::direct)
-    throw UsageError(
-        "--overlap: over MPI only; --transport direct reads peers' memory, which "
-        "nothing can progress by test calls");
   if (!o.mpi_algorithm.empty() && !o.mpi_rules.empty())
     throw UsageError("--mpi-algorithm and --mpi-rules: Open MPI takes one of them a launch");
 }

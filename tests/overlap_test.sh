@@ -62,5 +62,7 @@ run 2 "$BIN/allreduce" --overlap -d cuda -n 4 --csv "$TMP/keep.csv"
 refused $? "--overlap -d cuda" "host buffers only"
 run 2 "$BIN/allreduce" --overlap --transport direct -n 4 --csv "$TMP/keep.csv"
 refused $? "--overlap --transport direct" "over MPI only"
+run 2 "$BIN/allreduce_one_shot" --overlap -n 4 --csv "$TMP/keep.csv"
+refused $? "allreduce_one_shot --overlap (direct by its name)" "over MPI only"
 [ "$(cat "$TMP/keep.csv")" = keep ] && ok "no refused run wrote a row" || fail "a refused run wrote"
 finish

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -26,6 +27,11 @@ Matrix read_matrix(const std::string& path, int P) {
     for (std::string f; fields >> f;) {
       if (f.find_first_not_of("0123456789") != std::string::npos || f.size() > 18)
         throw UsageError(fmt::format("--matrix {}, line {}: '{}' is not a count", path, n, f));
+      // A rank's counts add up to at most MPI's int (fits_mpi): a count past
+      // it is refused here, before any sum of them could wrap.
+      if (std::stoull(f) > uint64_t(INT_MAX))
+        throw UsageError(fmt::format(
+            "--matrix {}, line {}: {} elements: MPI_Alltoallv's counts are int", path, n, f));
       row.push_back(std::stoull(f));
     }
     if (row.empty()) continue;
