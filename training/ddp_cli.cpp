@@ -12,7 +12,7 @@
 #include "harness/options.hpp"
 #include "harness/version.hpp"
 #include "operations/operation.hpp"
-#include "training/ddp_step.hpp"
+#include "training/ddp_buckets.hpp"
 
 namespace commlab::ddp {
 
