@@ -77,19 +77,9 @@ std::pair<Buffer, Buffer> buffers(const Shared& w, int me) {
 // The schedule of one run of the algorithm, recorded (schedule.hpp).
 Schedule record_schedule(const CollectiveJob& job, const InProcessRun& run,
                          const std::function<void()>& prepare) {
-  ScheduleLog log;
-  Recorder recorder(Keep::counts);
-  recorder.keep_schedule(log);
-  {
-    Attached attached(job.comm, recorder);
-    prepare();
-    run.algo.run(job);
-    job.mem.sync();
-  }
-  Schedule s = log.compile();
-  if (!s.replayable())
-    throw std::logic_error(run.algo.name + " cannot be replayed: it has " + s.cannot_replay);
-  return s;
+  prepare();
+  return commlab::record_schedule(
+      job.comm, [&] { run.algo.run(job); }, run.algo.name);
 }
 
 // The recorded schedule run non-blocking: run.replay_tests test calls, then

@@ -365,19 +365,8 @@ void Runner::summarize_times(const Shape& shape, const std::vector<double>& mine
 
 // One run of a hand-written algorithm with its schedule kept (schedule.hpp).
 Schedule Runner::record_schedule(const Case& c) {
-  ScheduleLog log;
-  Recorder recorder(Keep::counts);
-  recorder.keep_schedule(log);
   c.prepare();
-  {
-    Attached attached(comm_, recorder);
-    c.run();
-    mem_.sync();
-  }
-  Schedule s = log.compile();
-  if (!s.replayable())
-    throw std::logic_error(c.algorithm + " cannot run non-blocking: it has " + s.cannot_replay);
-  return s;
+  return commlab::record_schedule(comm_, c.run, c.algorithm);
 }
 
 // --overlap: the call started and waited for, checked and counted, then

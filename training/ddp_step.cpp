@@ -69,20 +69,11 @@ void BucketedStep::record_schedules() {
     void* scratch = mem.scratch(2 * largest * sizeof(float));
     schedules_.clear();
     for (const Range& r : b_.buckets) {
-      ScheduleLog log;
-      Recorder recorder(Keep::counts);
-      recorder.keep_schedule(log);
       float* at = grads_.data() + r.offset;
       const CollectiveJob job{comm_, at,  at, r.count, {DType::float32, Op::sum},
                               0,     mem, 0,  &nodes_};
-      {
-        Attached attached(comm_, recorder);
-        algo.run(job);
-      }
-      schedules_.push_back(log.compile());
-      if (!schedules_.back().replayable())
-        throw std::logic_error(algo.name +
-                               " cannot be replayed: " + schedules_.back().cannot_replay);
+      schedules_.push_back(record_schedule(
+          comm_, [&] { algo.run(job); }, algo.name));
     }
     if (mem.scratch(0) == scratch) return;
   }

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "recorder.hpp"
+
 namespace commlab {
 
 namespace {
@@ -12,6 +14,21 @@ void run_local(Memory& mem, const Action& a) {
   mem.reduce(a.red, a.dst, a.a, a.bytes);
 }
 }  // namespace
+
+Schedule record_schedule(Comm& comm, const std::function<void()>& run, const std::string& name) {
+  ScheduleLog log;
+  Recorder recorder(Keep::counts);
+  recorder.keep_schedule(log);
+  {
+    Attached attached(comm, recorder);
+    run();
+    comm.memory().sync();
+  }
+  Schedule s = log.compile();
+  if (!s.replayable())
+    throw std::logic_error(name + " cannot run non-blocking: it has " + s.cannot_replay);
+  return s;
+}
 
 void Executor::begin(const Round& round) {
   for (const Action& a : round.start) {

@@ -7,11 +7,18 @@
 // counts the blocking run.
 #pragma once
 #include <cstddef>
+#include <functional>
+#include <string>
 
 #include "comm.hpp"
 #include "schedule.hpp"
 
 namespace commlab {
+
+// The schedule of one call of `run` on `comm` (a Recorder keeping it for
+// the call's length, the memory synced at its end); `name` says in the
+// logic_error what cannot be replayed, where something cannot.
+Schedule record_schedule(Comm& comm, const std::function<void()>& run, const std::string& name);
 
 class Executor {
  public:
