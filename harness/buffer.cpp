@@ -18,11 +18,10 @@ Buffer::Buffer(DType dtype, size_t count, Device where)
     data_ = runtime_.get();
     return;
   }
-  host_.resize(bytes());
   // Never a null pointer, even when empty: some MPI calls refuse one (a
   // v-variant at a rank whose part is empty).
-  if (host_.empty()) host_.reserve(1);
-  data_ = host_.data();
+  host_.reset(host_alloc(bytes()));
+  data_ = host_.get();
 }
 
 Buffer Buffer::page_locked(DType dtype, size_t count) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device/host_alloc.hpp"
 #include "core/vocabulary/types.hpp"
 
 namespace commlab {
@@ -43,7 +44,7 @@ class Buffer {
   DType dtype_;
   size_t count_;
   Device where_;
-  std::vector<std::byte> host_;
+  HostBlock host_;  // on a page (host_alloc.hpp)
   // From the CUDA runtime: device memory, or page-locked host memory.
   std::unique_ptr<void, void (*)(void*)> runtime_{nullptr, nullptr};
   void* data_;

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "core/device/host_alloc.hpp"
+#include "core/device/memory.hpp"
 #include "core/device/reduce.hpp"
 #include "harness/buffer.hpp"
 
@@ -126,4 +128,19 @@ TEST_CASE("compare counts wrong elements and names the first") {
   Mismatch m = compare(a, [](size_t i) { return i == 2 || i == 3 ? 9 : int64_t(i); });
   CHECK(m.wrong == 2);
   CHECK(m.first == "element 2: got 2, want 9");
+}
+
+// host_alloc.hpp: every host buffer and scratch starts on a page, even after
+// a large block is freed (when glibc's raised mmap threshold would hand out
+// heap blocks aligned to 16 bytes only).
+TEST_CASE("host buffers and scratch start on a page") {
+  const size_t page = page_size_B();
+  { Buffer big(DType::float32, size_t(8) << 20); }  // 32 MiB freed: raises glibc's threshold
+  for (size_t count : {size_t(0), size_t(1), size_t(1000), size_t(1) << 18}) {
+    Buffer b(DType::float32, count);
+    CHECK(reinterpret_cast<uintptr_t>(b.data()) % page == 0);
+  }
+  Memory mem(Device::host);
+  for (size_t bytes : {size_t(1), size_t(4096), size_t(3) << 20})
+    CHECK(reinterpret_cast<uintptr_t>(mem.scratch(bytes)) % page == 0);
 }

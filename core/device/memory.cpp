@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "device.hpp"
+#include "host_alloc.hpp"
 
 namespace commlab {
 
@@ -16,7 +17,7 @@ Memory::~Memory() {
   if (on_gpu())
     gpu::release(scratch_);
   else
-    std::free(scratch_);
+    host_free(scratch_);
 }
 
 void Memory::place_scratch(void* at, size_t bytes) {
@@ -36,9 +37,9 @@ void* Memory::scratch(size_t bytes) {
     gpu::release(scratch_);
     scratch_ = gpu::alloc(bytes);
   } else {
-    std::free(scratch_);
-    scratch_ = std::malloc(bytes ? bytes : 1);
-    if (!scratch_) throw std::bad_alloc();
+    host_free(scratch_);
+    scratch_ = nullptr;  // not freed twice if the next allocation throws
+    scratch_ = host_alloc(bytes);
   }
   scratch_B_ = bytes;
   return scratch_;
