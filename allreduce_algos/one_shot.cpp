@@ -63,10 +63,11 @@ ScaledTraffic scaled_allreduce_one_shot(int P, double N, int ranks_per_node) {
 CollectiveAlgorithm allreduce_one_shot_algorithm() {
   CollectiveAlgorithm a{"one_shot", allreduce_one_shot, sized<model_allreduce_one_shot>};
   a.reads_peers = true;
-  // Its own copies: none counted. A private input copied in is priced apart
-  // (DirectCase::price_copies); in place on registered buffers the sum is
-  // copied back, which own_copies cannot tell from the private case: left out.
-  a.own_copies = [](int, int, bool) { return 0; };
+  // Its own copies: none counted, but at P = 1 the input copied into the
+  // result (reduce_from_all of one term). A private input copied in is priced
+  // apart (DirectCase::price_copies); in place on registered buffers the sum
+  // is copied back, which own_copies cannot tell from the private case: left out.
+  a.own_copies = [](const JobShape& s, int, bool) { return s.P == 1 ? 1 : 0; };
   a.taught_formula = "(P-1)*N";
   a.taught_T = [](int P, double N) { return (P - 1) * N; };
   a.at_scale = scaled_allreduce_one_shot;

@@ -46,8 +46,8 @@ ScaledTraffic scaled_allreduce_recursive_doubling(int P, double N, int ranks_per
 CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
   CollectiveAlgorithm a{"recursive_doubling", allreduce_recursive_doubling,
                         sized<model_allreduce_recursive_doubling>};
-  a.own_copies = [](int P, int rank, bool in_place) {
-    return butterfly_exchange_own_copies(Butterfly::of(P, bit_low_first), rank, in_place);
+  a.own_copies = [](const JobShape& s, int rank, bool in_place) {
+    return butterfly_exchange_own_copies(Butterfly::of(s.P, bit_low_first), rank, in_place);
   };
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };

@@ -18,7 +18,10 @@
 //
 // 2 ceil(log2 P) steps, every message the whole buffer: the root receives
 // and sends ceil(log2 P) x N, the busiest rank's traffic. Any P: a round's
-// missing partner is skipped. Counts below P change nothing.
+// missing partner is skipped. Counts below P change nothing. The reduce
+// starts from each rank's input, not from a copy of it in the result: a
+// leaf sends its input as it is; the root copies it into its result (not in
+// place), and a rank with a child into scratch, to add into.
 #include <cmath>
 
 #include "collectives/algorithms.hpp"  // reduce_binomial, bcast_binomial
@@ -28,14 +31,12 @@ namespace commlab {
 namespace {
 
 void allreduce_reduce_bcast(const CollectiveJob& job) {
-  CollectiveJob whole = job;
-  whole.in = whole.out = allreduce_buffer(job);  // each phase in place on it
   job.comm.begin_phase(Phase::reduce);
-  reduce_binomial(whole);
+  reduce_binomial(job);  // the root's sum lands in its result; the others' results wait
   job.comm.set_step_offset(binomial_rounds(job.comm.size()));
   job.comm.begin_phase(Phase::broadcast);
-  job.comm.watch(whole.out, job.count * job.esize());  // the reduce worked in scratch off the root
-  bcast_binomial(whole);
+  job.comm.watch(job.out, job.count * job.esize());  // off the root the reduce left it alone
+  bcast_binomial(job);
   job.comm.set_step_offset(0);
 }
 
@@ -71,6 +72,9 @@ CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };
   a.at_scale = scaled_allreduce_reduce_bcast;
+  a.own_copies = [](const JobShape& s, int rank, bool in_place) {
+    return reduce_binomial_own_copies(s.P, s.root, rank, in_place);
+  };
   return a;
 }
 

@@ -44,8 +44,8 @@ ScaledTraffic scaled_allreduce_swing_latency(int P, double N, int ranks_per_node
 CollectiveAlgorithm allreduce_swing_latency_algorithm() {
   CollectiveAlgorithm a{"swing_latency", allreduce_swing_latency,
                         sized<model_allreduce_swing_latency>};
-  a.own_copies = [](int P, int rank, bool in_place) {
-    return butterfly_exchange_own_copies(Butterfly::of(P, swing_partner), rank, in_place);
+  a.own_copies = [](const JobShape& s, int rank, bool in_place) {
+    return butterfly_exchange_own_copies(Butterfly::of(s.P, swing_partner), rank, in_place);
   };
   a.taught_formula = "log2(P)*N";
   a.taught_T = [](int P, double N) { return std::log2(P) * N; };

@@ -80,8 +80,9 @@ CollectiveAlgorithm allreduce_two_shot_algorithm() {
   CollectiveAlgorithm a{"two_shot", allreduce_two_shot, sized<model_allreduce_two_shot>};
   a.reads_peers = true;
   // Its own copies: none of the whole vector (its chunk, N/P, copied out of
-  // scratch is left out; a private input copied in is priced apart).
-  a.own_copies = [](int, int, bool) { return 0; };
+  // scratch is left out; a private input copied in is priced apart), but at
+  // P = 1 that chunk is the vector, summed into scratch and copied out: two.
+  a.own_copies = [](const JobShape& s, int, bool) { return s.P == 1 ? 2 : 0; };
   a.taught_formula = "2*(N/P)*(P-1)";
   a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
   a.at_scale = scaled_allreduce_two_shot;

@@ -82,11 +82,13 @@ struct CollectiveAlgorithm {
   // is not named for it.
   bool not_in_libraries = false;
   // How many times rank `rank` copies the whole vector between buffers of its
-  // own in one run: no message, but one node's memory carries it
-  // (time_model.hpp, memory_load). Null: an all-reduce's allreduce_buffer,
-  // once not in place and never in place; other operations' copies of their
-  // input (a reduce or reduce-scatter not in place) are not counted yet.
-  int (*own_copies)(int P, int rank, bool in_place) = nullptr;
+  // own in one run of `shape`: no message, but one node's memory carries it
+  // (time_model.hpp, memory_load). The shape, not P alone: a tree's copies
+  // depend on where the rank sits from the root. Null: an all-reduce's
+  // allreduce_buffer, once not in place and never in place; other
+  // operations' copies of their input (a reduce or reduce-scatter not in
+  // place) are not counted yet.
+  int (*own_copies)(const JobShape& shape, int rank, bool in_place) = nullptr;
   // The traffic model in closed form at any scale (traffic.hpp), root 0;
   // null where an algorithm has none yet.
   ScaledTraffic (*at_scale)(int P, double N_bytes, int ranks_per_node) = nullptr;

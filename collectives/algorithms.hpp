@@ -17,6 +17,9 @@ void bcast_scatter_allgather(const CollectiveJob&);
 void bcast_bine(const CollectiveJob&);
 void reduce_linear(const CollectiveJob&);
 void reduce_binomial(const CollectiveJob&);
+// Its copies of a rank's input (CollectiveAlgorithm::own_copies): the
+// root's into its result, not in place; a rank with a child's into scratch.
+int reduce_binomial_own_copies(int P, int root, int rank, bool in_place);
 void reduce_bine(const CollectiveJob&);
 void scatter_linear(const CollectiveJob&);
 void scatter_binomial(const CollectiveJob&);

@@ -22,7 +22,7 @@ std::vector<uint64_t> own_copied_B(const Operation& op, const CollectiveAlgorith
   const uint64_t N_B = uint64_t(shape.count) * shape.esize;
   for (int r = 0; r < shape.P; ++r) {
     int copies = op.name == "allreduce" && !in_place ? 1 : 0;  // allreduce_buffer's
-    if (algo.own_copies) copies = algo.own_copies(shape.P, r, in_place);
+    if (algo.own_copies) copies = algo.own_copies(shape, r, in_place);
     copied[size_t(r)] = uint64_t(copies) * N_B;
   }
   return copied;

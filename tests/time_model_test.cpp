@@ -228,6 +228,24 @@ TEST_CASE("own copies: the butterfly exchange's, by rank, in place and not") {
   CHECK(copies("recursive_doubling", 1, false) == std::vector<uint64_t>{4});
 }
 
+// reduce_bcast's binomial reduce starts from each input: the root copies its
+// into its result (not in place), a rank with a child its into scratch, a
+// leaf none. Counted from the root, so they move with it.
+TEST_CASE("own copies: reduce_bcast's, by rank counted from the root") {
+  const auto op = make_operation("allreduce");
+  const CollectiveAlgorithm& a = op->algorithm("reduce_bcast");
+  auto copies = [&](int P, int root, bool in_place) {
+    return own_copied_B(*op, a, JobShape{P, 1, 4, root}, in_place);
+  };
+  CHECK(copies(2, 0, false) == std::vector<uint64_t>{4, 0});
+  CHECK(copies(2, 1, true) == std::vector<uint64_t>{0, 0});
+  CHECK(copies(4, 0, false) == std::vector<uint64_t>{4, 0, 4, 0});  // 2 reduces 3
+  CHECK(copies(4, 0, true) == std::vector<uint64_t>{0, 0, 4, 0});
+  CHECK(copies(4, 1, false) == std::vector<uint64_t>{0, 4, 0, 4});  // 3 reduces 0
+  // P = 5, root 2: rank 4 (v = 2) reduces v = 3; v = 4 (rank 1) is a leaf.
+  CHECK(copies(5, 2, true) == std::vector<uint64_t>{0, 0, 0, 0, 4});
+}
+
 // -a auto on one node over MPI: each message's handshake (the exchange of
 // 4 KiB, the eager limit, for a larger one), then the busiest rank's bytes at
 // the rate every rank copies at once. At P = 2 and 1 MiB,
