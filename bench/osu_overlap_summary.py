@@ -2,10 +2,12 @@
 """bench/osu_overlap.sh's table: OSU's osu_iallreduce against commlab's
 MPI_Iallreduce row, per size, from its pairs.tsv (rounds x sizes).
     python3 bench/osu_overlap_summary.py PAIRS.tsv P > summary.md"""
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+import csv, statistics
+from script_args import script_args  # bench/script_args.py: --help, and arguments checked, before anything else
+pairs, P = script_args(__doc__, "PAIRS.tsv P")
+rows = list(csv.DictReader(open(pairs), delimiter="\t"))
 print("# osu_iallreduce against commlab's MPI_Iallreduce row (bench/osu_overlap.sh)\n")
-print(f"### P = {sys.argv[2]}, {rows[0]['probes']} test calls\n")
+print(f"### P = {P}, {rows[0]['probes']} test calls\n")
 print("| bytes | probes | OSU overlap % (median) | commlab overlap % (median) | commlab - OSU, each round | median difference |")
 print("|---:|---:|---:|---:|---|---:|")
 for size in dict.fromkeys(r["bytes"] for r in rows):

@@ -16,12 +16,18 @@
                      all-reduce algorithm, a box of its iterations' times (each
                      the slowest rank's) at the largest P, for up to four sizes;
                      whiskers at 1.5 IQR, the points beyond them the outliers
+
+usage: plot.py FOLDER   (bench/sweep.sh runs it; by hand: python3 bench/plot.py results/NAME)
 """
 import csv
 import math
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from script_args import script_args  # bench/script_args.py: --help, and arguments checked, before anything else
+
+ARGS = script_args(__doc__, "FOLDER") if __name__ == "__main__" else None
 
 try:
     import matplotlib
@@ -292,4 +298,4 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*ARGS)

@@ -8,7 +8,10 @@
 # Nothing is installed here.
 source "$(dirname "$0")/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
-dir=${1:?usage: portable_mpi.sh DIR}
+die() { echo "error: $*" >&2; exit 2; }
+[ $# = 1 ] || die "usage: portable_mpi.sh DIR, one folder to fill (portable_mpi.sh --help)"
+[[ $1 != -* ]] || die "portable_mpi.sh takes the folder to fill, not the option '$1' (portable_mpi.sh --help)"
+dir=$1
 packages=(openmpi-bin libopenmpi3 openmpi-common libfmt9 libevent-core-2.1-7
           libevent-pthreads-2.1-7 libfabric1 libhwloc15 libibverbs1 libnl-3-200
           libnl-route-3-200 libnuma1 libpmix2 libpsm-infinipath1 libpsm2-2 librdmacm1 libucx0

@@ -11,6 +11,10 @@ import csv
 import sys
 from collections import defaultdict
 
+from script_args import script_args  # bench/script_args.py: --help, and arguments checked, before anything else
+
+ARGS = script_args(__doc__, "PREDICT.csv OUT.png") if __name__ == "__main__" else None
+
 try:
     import matplotlib
 except ImportError:  # one line, as bench/settings.sh says it, not a traceback
@@ -78,6 +82,4 @@ def main(path, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: predict_plot.py PREDICT.csv OUT.png")
-    main(sys.argv[1], sys.argv[2])
+    main(*ARGS)

@@ -5,11 +5,17 @@
   ps_time_vs_P.png     time per iteration against P: one server, S shards, colocated, ring, MPI
   ps_phases.png        where an iteration goes at the largest P: compute, push, aggregate, pull, idle
   ps_loss.png          loss per iteration, and the straggler runs under each consistency
+
+usage: ps_plot.py FOLDER   (bench/ps_sweep.sh runs it)
 """
 import csv
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from script_args import script_args  # bench/script_args.py: --help, and arguments checked, before anything else
+
+ARGS = script_args(__doc__, "FOLDER") if __name__ == "__main__" else None
 
 try:
     import matplotlib
@@ -114,6 +120,4 @@ def main(folder):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: ps_plot.py FOLDER")
-    main(sys.argv[1])
+    main(*ARGS)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Stops the cluster cluster_up.sh started: its jobs, then the daemons named by
 # its own PID files (nothing else), then the emulated network. Safe to run again.
+source "$(dirname "$0")/../bench/args.sh" && script_args "$0" "$@"
 PREFIX=${PREFIX:-/tmp/commlab-cluster}
 export SLURM_CONF=$PREFIX/etc/slurm.conf
 if [ -f "$SLURM_CONF" ] && [ -s "$PREFIX/run/slurmctld.pid" ]; then

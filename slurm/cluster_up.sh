@@ -17,6 +17,7 @@
 #                                             RATE; MPI's data over the ring, Slurm and
 #                                             MPI's start-up over the bridge, unshaped
 # then:  source /tmp/commlab-cluster/env.sh ; sbatch ... ; slurm/cluster_down.sh
+source "$(dirname "$0")/../bench/args.sh" && script_args "$0" "$@"
 set -euo pipefail
 PREFIX=${PREFIX:-/tmp/commlab-cluster}
 NODES=${NODES:-1}

@@ -9,11 +9,13 @@
 #   INTERVAL=0.3 bash slurm/link_timeline.sh srun --ntasks 8 build/bin/allreduce -a ring -m 16M -i 1
 #
 # The command's own output goes to stderr; the timeline to stdout.
+source "$(dirname "$0")/../bench/args.sh" && answer_help "$0" "$@"
 set -uo pipefail
 PREFIX=${PREFIX:-/tmp/commlab-cluster}
 INTERVAL=${INTERVAL:-0.3}
 die() { echo "error: $*" >&2; exit 2; }
 [ $# -gt 0 ] || die "usage: link_timeline.sh COMMAND [ARGS...] (on a ring brought up by cluster_up.sh TOPOLOGY=ring)"
+[[ $1 != -* ]] || die "link_timeline.sh takes a command to run, not the option '$1' (link_timeline.sh --help)"
 [[ $INTERVAL =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$INTERVAL" 'BEGIN { exit !(s > 0) }' \
   || die "INTERVAL must be seconds above 0, like 0.3, not '$INTERVAL'"
 read -r nodes tag topology 2>/dev/null <"$PREFIX/nodes" || die "no cluster is up in $PREFIX (slurm/cluster_up.sh)"

@@ -13,6 +13,7 @@
 # comparison at 1 and 16 MiB: docs/time-model.md, "the switch's ports").
 #
 #   port_shape.sh NS DEV RATE BURST [prio|tbf]
+source "$(dirname "$0")/../bench/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 2; }
 [ $# = 4 ] || [ $# = 5 ] || die "usage: port_shape.sh NS DEV RATE BURST [prio|tbf] (cluster_up.sh calls it)"

@@ -13,7 +13,12 @@
 # routes share gives each a part: hop distance shows as shared bandwidth
 # (this kernel has no netem to add latency): ring_shape.sh shapes them, each
 # pair of nodes with a queue of its own on each link. Safe to run again.
+#
+#   ring_links.sh NODES TAG RING RATE BURST   (cluster_up.sh calls it; RATE may be empty)
+source "$(dirname "$0")/../bench/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
+die() { echo "error: $*" >&2; exit 2; }
+[ $# = 5 ] || die "usage: ring_links.sh NODES TAG RING RATE BURST (cluster_up.sh calls it)"
 NODES=$1 TAG=$2 RING=$3 RATE=$4 BURST=$5
 # shellcheck source=ring_route.sh
 source "$(dirname "$0")/ring_route.sh"

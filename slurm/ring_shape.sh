@@ -16,6 +16,7 @@
 # (cluster_up.sh, Open MPI's TCP transport; docs/algorithms.md).
 #
 #   ring_shape.sh NODES TAG RING RATE BURST
+source "$(dirname "$0")/../bench/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 2; }
 [ $# = 5 ] || die "usage: ring_shape.sh NODES TAG RING RATE BURST (ring_links.sh calls it)"

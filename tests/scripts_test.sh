@@ -1,29 +1,53 @@
 #!/bin/bash
-# The scripts answer before they act: every bench/*.sh and slurm/*.sbatch
-# prints its usage for --help (exit 0, from any folder, nothing written),
-# and one that takes no arguments refuses one in a line (exit 2). A batch
-# script run where it cannot find the project says so in one line, and none
-# writes a committed folder by default.
+# The scripts answer before they act: every script a user runs in bench/,
+# slurm/ and scripts/ (*.sh and *.sbatch with a #! line; the sourced helpers,
+# settings.sh, args.sh, common.sh, ring_route.sh, have none) prints its usage
+# for --help (exit 0, from any folder, nothing written), and refuses an
+# argument it does not take in a line (exit 2), before it installs, starts or
+# writes anything. A batch script run where it cannot find the project says
+# so in one line, and none writes a committed folder by default.
 #   scripts_test.sh SOURCE_DIR
 SRC=$(cd "$1" && pwd)
 source "$(dirname "$0")/support/check_lib.sh"
 cd "$TMP" || exit 1
-takes_args="portable_mpi.sh lab.sbatch sweep_array.sbatch"
 before=$(cd "$SRC" && git status --porcelain 2>/dev/null)
-for script in "$SRC"/bench/*.sh "$SRC"/slurm/*.sbatch; do
+scripts=0
+for script in "$SRC"/bench/*.sh "$SRC"/slurm/*.sh "$SRC"/slurm/*.sbatch "$SRC"/scripts/*.sh; do
   name=$(basename "$script")
-  case $name in settings.sh | args.sh) continue ;; esac
+  [ "$(head -c 2 "$script")" = "#!" ] || continue
+  scripts=$((scripts + 1))
   first=$(sed -n '2s/^# \{0,1\}//p' "$script")
   bash "$script" --help >"$TMP/out" 2>"$TMP/err"
   rc=$?
   [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = "$first" ] && [ ! -s "$TMP/err" ] \
     || { fail "$name --help (exit $rc)"; continue; }
-  if [[ " $takes_args " != *" $name "* ]]; then
-    bash "$script" --bogus >"$TMP/out" 2>"$TMP/err"
-    refused $? "$name --bogus" "takes no arguments, not '--bogus'"
-  else
-    ok "$name --help: its usage"
-  fi
+  # What each refuses '--bogus' with: those that take arguments name theirs.
+  case $name in
+    sweep_array.sbatch) ok "$name --help: its usage (its arguments are sbatch's flags)"; continue ;;
+    portable_mpi.sh | lab.sbatch | link_timeline.sh) why="not the option '--bogus'" ;;
+    port_shape.sh | ring_links.sh | ring_shape.sh) why="usage: $name " ;;
+    *) why="takes no arguments, not '--bogus'" ;;
+  esac
+  bash "$script" --bogus >"$TMP/out" 2>"$TMP/err"
+  refused $? "$name --bogus" "$why"
+done
+[ "$scripts" -ge 25 ] && ok "$scripts scripts answered --help" || fail "only $scripts scripts found"
+# The Python scripts alike (bench/script_args.py), with any python3: --help
+# answers before matplotlib is imported.
+for script in "$SRC"/bench/*.py; do
+  name=$(basename "$script")
+  # The modules, styles.py and script_args.py itself, are imported, not run.
+  [ "$name" != script_args.py ] && grep -q '^[^#]*script_args(__doc__' "$script" || continue
+  first=$(sed -n '2s/^"""//p' "$script")
+  python3 "$script" --help >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = "$first" ] && [ ! -s "$TMP/err" ] \
+    || { fail "$name --help (exit $rc)"; continue; }
+  python3 "$script" --bogus >"$TMP/out" 2>"$TMP/err"
+  refused $? "$name --bogus" "not the option '--bogus'"
+done
+for name in plot.py ps_plot.py predict_plot.py osu_overlap_summary.py; do
+  grep -q '^[^#]*script_args(__doc__' "$SRC/bench/$name" || fail "bench/$name does not check its arguments (bench/script_args.py)"
 done
 # sbatch copies the script away: from the wrong folder it cannot find the project.
 cp "$SRC/slurm/sweep.sbatch" "$TMP/slurm_script"
