@@ -29,6 +29,7 @@ DEVICES=${DEVICES:-host}
 ITERS=${ITERS:-auto}  # auto: the programs' own, 100 below 1 MiB (a p99 needs them), 20 above
 WARMUP=${WARMUP:-5}
 EXTRA=${EXTRA:-}                            # more flags for every program, e.g. "-r 1"
+INTERLEAVE=${INTERLEAVE:-yes}               # yes: --interleave (a size's rows a call each in turn); no: a row at a time
 LAUNCH=${LAUNCH:-auto}                      # mpirun | srun | auto (srun inside a Slurm job)
 SRUN_FLAGS=${SRUN_FLAGS:-}                  # more srun flags, e.g. --distribution=cyclic
 CELL_TIMEOUT=${CELL_TIMEOUT:-3600}          # seconds a cell may run before it is stopped and failed
@@ -49,6 +50,9 @@ done
 [ -x "$BIN/report" ] && [ -x "$BIN/predict" ] || die "$BIN/report or $BIN/predict is missing; run 'make build' first"
 [ -n "$PS" ] && [ -n "$PROGRAMS" ] && [ -n "$DTYPES" ] && [ -n "$DEVICES" ] || die "PS, PROGRAMS, DTYPES and DEVICES must not be empty"
 [[ $ITERS =~ ^(auto|[1-9][0-9]*)$ ]] || die "ITERS must be auto or a count of iterations, not '$ITERS'"
+[[ $INTERLEAVE =~ ^(yes|no)$ ]] || die "INTERLEAVE must be yes or no, not '$INTERLEAVE'"
+# --overlap times each row beside its own compute: one row at a time.
+interleave=(); [ "$INTERLEAVE" = yes ] && [[ " $EXTRA " != *" --overlap "* ]] && interleave=(--interleave)
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a count of iterations, not '$WARMUP'"
 [[ $CELL_TIMEOUT =~ ^[1-9][0-9]{0,5}$ ]] || die "CELL_TIMEOUT must be a number of seconds from 1 to 999999, not '$CELL_TIMEOUT'"
 # SIZES and FACTOR as the programs read them (predict parses -m and -f alike, without MPI).
@@ -72,7 +76,7 @@ mkdir -p "$OUT/cells" || die "cannot create $OUT"
 touch "$OUT/cells.tsv"
 # What each row means must not change within one folder: the matrix may grow
 # (PROGRAMS, PS, DTYPES, DEVICES), the measurement settings may not.
-settings="SIZES=$SIZES FACTOR=$FACTOR ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
+settings="SIZES=$SIZES FACTOR=$FACTOR ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\" INTERLEAVE=$INTERLEAVE"
 if [ -s "$OUT/settings" ] && [ "$(cat "$OUT/settings")" != "$settings" ]; then
   die "$OUT was swept with $(cat "$OUT/settings"), not $settings: use another RUN, or delete $OUT"
 fi
@@ -101,7 +105,7 @@ for i in "${!cells[@]}"; do
   # A cell that hangs (an MPI library that lost a message: docs/slurm.md) is
   # stopped, failed, and the sweep goes on.
   # shellcheck disable=SC2086
-  RUN_TIMEOUT=$CELL_TIMEOUT launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" "${iters[@]}" -x "$WARMUP" $EXTRA \
+  RUN_TIMEOUT=$CELL_TIMEOUT launch "$p" "$BIN/$prog" -m "$SIZES" -f "$FACTOR" -T "$t" -d "$d" "${iters[@]}" -x "$WARMUP" "${interleave[@]}" $EXTRA \
     --csv "$OUT/cells/$name.csv" --json "$OUT/cells/$name.jsonl" \
     --times "$OUT/cells/$name.iterations.csv" >"$OUT/cells/$name.log" 2>&1
   rc=$?
@@ -170,7 +174,7 @@ links_line() {
   BIN="$BIN" bash bench/machine.sh
   echo "- launched: $launch_line$([ "$LAUNCH" = srun ] && echo "; job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?}, exclusive ${EXCLUSIVE_HELD:-unknown}")"
   echo "- settings: $(settings_line)"
-  echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\""
+  echo "- sweep: PROGRAMS=\"$PROGRAMS\" PS=\"$PS\" SIZES=$SIZES FACTOR=$FACTOR DTYPES=\"$DTYPES\" DEVICES=\"$DEVICES\" ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\" INTERLEAVE=$INTERLEAVE"
   echo "- cells: $(grep -c '	ok	' "$OUT/cells.tsv") ok, $(grep -c '	failed	' "$OUT/cells.tsv") failed (cells.tsv)"
   if [ "$LAUNCH" = srun ] && [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then echo "- links: $(links_line)"; fi
   echo "- placement, as the programs saw it:"

@@ -40,6 +40,7 @@ std::vector<Row> rows_of_shape(const ProgramContext& ctx,
   std::vector<Row> rows = library_rows(algorithms, d);
   if (ctx.runner.direct()) d.register_buffers();
   for (Row& row : hand_rows(algorithms, d)) rows.push_back(std::move(row));
+  ctx.runner.time_kept(rows);  // --interleave: all of them together, while d holds their buffers
   return rows;
 }
 
@@ -93,6 +94,7 @@ std::vector<Row> rows_without_data(const ProgramContext& ctx,
     if (ctx.runner.direct()) c.model = c.model->pulled();
     rows.push_back(ctx.runner.measure(shape, c));
   }
+  ctx.runner.time_kept(rows);
   return rows;
 }
 

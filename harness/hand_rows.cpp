@@ -74,8 +74,8 @@ std::vector<Row> hand_rows(const std::vector<std::string>& algorithms, ShapeData
   const ProgramContext& ctx = d.ctx;
   const Planned planned = plan(algorithms, d);
   std::vector<Row> rows;
-  Buffer out = d.direct ? d.direct->result(d.red.dtype, d.L.out, ctx.o.device)
-                        : Buffer(d.red.dtype, d.L.out, ctx.o.device);
+  Buffer& out = d.hand_out.emplace(d.direct ? d.direct->result(d.red.dtype, d.L.out, ctx.o.device)
+                                            : Buffer(d.red.dtype, d.L.out, ctx.o.device));
   for (const auto& [row_name, i] : planned.rows) {
     const CollectiveAlgorithm& algo = ctx.op.algorithms[i];
     const Buffer* lib = library_result(d, algo.name);

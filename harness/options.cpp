@@ -178,6 +178,9 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
   t.probes_opt = app.add_option("--probes", o.probes,
                                 "--overlap: test calls spread over the compute (default 0, as OSU)")
                      ->check(CLI::Range(0, kItersMax));
+  app.add_flag("--interleave", o.interleave,
+               "time a size's rows a call each in turn, in a new order each iteration, so that "
+               "the machine's drift falls on every row alike");
   const CLI::Validator not_empty = not_empty_value();
   app.add_option("--mpi-algorithm", o.mpi_algorithm,
                  "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
@@ -226,6 +229,10 @@ void interpret(const Typed& t, Options& o) {
   if (o.node_size < 0) throw UsageError("--node-size must be 1 or more");
   if (t.probes_opt->count() && !o.overlap)
     throw UsageError("--probes counts the test calls of --overlap: give --overlap too");
+  if (o.interleave && o.overlap)
+    throw UsageError(
+        "--interleave and --overlap: an overlapped row is timed beside its own compute, "
+        "one row at a time; give one of them");
   if (o.overlap && o.device != Device::host)
     throw UsageError(
         "--overlap: host buffers only for now (-d host); GPU buffers wait for a "

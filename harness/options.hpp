@@ -43,6 +43,10 @@ struct Options {
   // osu_i* measure it (harness/overlap.hpp); --probes: test calls during it.
   bool overlap = false;
   int probes = 0;
+  // --interleave: a shape's rows timed a call each in turn, each iteration
+  // in its own order (the same on every rank), so that a drift of the
+  // machine over a launch falls on every row alike (runner.hpp).
+  bool interleave = false;
 
   // Element counts to run for one dtype: -n as given, else -m sizes / element size.
   std::vector<size_t> counts_for(DType t) const;

@@ -41,6 +41,9 @@ struct RunInfo {  // the same for every row of one run
   // node's cores (ranks above it share cores).
   double busy_at_start = 0;
   int cores_per_node = 0;
+  // --interleave, where it applies: the rows of a size timed a call each in
+  // turn (not where the links' counters are read per row, nor over direct access).
+  bool interleaved = false;
 };
 
 // --overlap: a non-blocking call beside compute, timed as OSU's osu_i* do

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <numeric>
+#include <random>
+#include <stdexcept>
 #include <thread>
 
 #include "core/comm/errors.hpp"
@@ -99,6 +101,10 @@ Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
   info_.ranks_per_gpu = device_.ranks_per_gpu;
   info_.placement = gather_placement(comm.mpi());
   info_.network = nodes_.network().describe();
+  // Rows whose links are read one by one (the emulated ring's counters), and
+  // the direct transport, whose buffers are registered between the library's
+  // rows and the hand-written ones, are timed one row after another.
+  info_.interleaved = opts.interleave && !links_.active() && !direct();
   library_counted_ = library_counting(comm.mpi());
   MPI_Group world, mine;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -293,14 +299,30 @@ void Runner::count_gpu(const gpu::Activity& before, Row& row) {
   row.gpu_launches = most[0], row.gpu_host_waits = most[1];
 }
 
-// Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
-double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
+void Runner::warm_up(const Case& c) {
   for (int i = 0; i < opts_.warmup; ++i) {
     c.prepare();
     MPI_Barrier(comm_.mpi());
     c.run();
     mem_.sync();
   }
+}
+
+double Runner::time_call(const Case& c, double& arrived_s) {
+  c.prepare();
+  if (comm_.rank() == late_.rank)
+    std::this_thread::sleep_for(std::chrono::duration<double>(late_.by_s));
+  arrived_s = MPI_Wtime() + clock_.to_rank0_s;
+  MPI_Barrier(comm_.mpi());
+  const double t0 = MPI_Wtime();
+  c.run();
+  mem_.sync();  // on the GPU a run ends when its last kernel or copy has
+  return (MPI_Wtime() - t0) * 1e6 * c.time_scale;
+}
+
+// Warm-up, then timed runs; an iteration lasts as long as its slowest rank.
+double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
+  warm_up(c);
   const int iters = opts_.iters_for(row.bytes);
   std::vector<double> mine(iters);
   std::optional<uint64_t> links_before_B;
@@ -311,17 +333,7 @@ double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
     links_before_B = links_.sent_B(comm_.mpi());
   }
   std::vector<double> arrived_s(iters);  // on rank 0's clock
-  for (int i = 0; i < iters; ++i) {
-    c.prepare();
-    if (comm_.rank() == late_.rank)
-      std::this_thread::sleep_for(std::chrono::duration<double>(late_.by_s));
-    arrived_s[i] = MPI_Wtime() + clock_.to_rank0_s;
-    MPI_Barrier(comm_.mpi());
-    double t0 = MPI_Wtime();
-    c.run();
-    mem_.sync();  // on the GPU a run ends when its last kernel or copy has
-    mine[i] = (MPI_Wtime() - t0) * 1e6 * c.time_scale;
-  }
+  for (int i = 0; i < iters; ++i) mine[i] = time_call(c, arrived_s[i]);
   const double mean_us = std::accumulate(mine.begin(), mine.end(), 0.0) / iters / c.time_scale;
   if (links_before_B) {
     // Every rank's last call over, so that no node reads its links early.
@@ -332,6 +344,28 @@ double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   }
   summarize_times(shape, mine, arrived_s, row);
   return mean_us;
+}
+
+void Runner::time_kept(std::vector<Row>& rows) {
+  if (kept_.empty()) return;
+  const size_t n = kept_.size();
+  for (size_t k = 0; k < n; ++k)
+    if (k >= rows.size() || rows[k].algorithm != kept_[k].c.algorithm)
+      throw std::logic_error("time_kept: the rows are not those measure() kept, in its order");
+  if (rows.size() != n) throw std::logic_error("time_kept: a row was measured and never kept");
+  for (const Kept& k : kept_) warm_up(k.c);
+  const int iters = opts_.iters_for(rows.front().bytes);
+  std::vector<std::vector<double>> mine(n, std::vector<double>(iters)), arrived_s = mine;
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  // A fixed seed: every rank draws the same orders (one binary, one library).
+  std::mt19937 draw(20261128);
+  for (int i = 0; i < iters; ++i) {
+    std::shuffle(order.begin(), order.end(), draw);
+    for (size_t k : order) mine[k][i] = time_call(kept_[k].c, arrived_s[k][i]);
+  }
+  for (size_t k = 0; k < n; ++k) summarize_times(kept_[k].shape, mine[k], arrived_s[k], rows[k]);
+  kept_.clear();
 }
 
 // The row's times from every rank's: each call's slowest rank.
@@ -407,7 +441,10 @@ Row Runner::measure(const Shape& shape, const Case& c) {
   Row row = blank_row(shape, c);
   check_once(shape, c, row);
   judge(c, row);
-  time_runs(shape, c, row);
+  if (info_.interleaved)
+    kept_.push_back({shape, c});
+  else
+    time_runs(shape, c, row);
   return row;
 }
 

@@ -90,7 +90,14 @@ class Runner {
   const RunInfo& info() const { return info_; }  // what every row says of the run
   std::string heading_lines(bool has_data) const { return device_.heading(has_data); }
 
+  // One row: checked, counted and timed. Under --interleave (where
+  // info().interleaved) it is checked and counted now and its Case kept,
+  // every reference in it still valid, until time_kept times the shape's rows.
   Row measure(const Shape& shape, const Case& c);
+  // --interleave: the rows measure() kept, in the order it was called, which
+  // must be `rows`'s, timed together: warm-up, then each iteration a call of
+  // each row, in an order drawn anew each iteration, the same on every rank.
+  void time_kept(std::vector<Row>& rows);
 
   // The direct transport (--transport direct) runs on registered buffers,
   // laid out alike in every rank's region (RegionLayout). Collective, every
@@ -113,6 +120,10 @@ class Runner {
   void judge(const Case& c, Row& row);
   // This rank's mean time of a call, in us (as measured, before time_scale).
   double time_runs(const Shape& shape, const Case& c, Row& row);
+  void warm_up(const Case& c);
+  // One timed call, in us (times time_scale); `arrived_s`: when this rank
+  // reached it, on rank 0's clock.
+  double time_call(const Case& c, double& arrived_s);
   Row measure_overlapped(const Shape& shape, const Case& c);
   Schedule record_schedule(const Case& c);
   void summarize_times(const Shape& shape, const std::vector<double>& mine,
@@ -139,6 +150,11 @@ class Runner {
   bool library_counted_ = false;    // the MPI reports the library's messages
   std::vector<int> rank_of_world_;  // MPI_COMM_WORLD's ranks in this Comm's
   bool failed_ = false;
+  struct Kept {  // --interleave: a row checked, its timing left to time_kept
+    Shape shape;
+    Case c;
+  };
+  std::vector<Kept> kept_;
 };
 
 }  // namespace commlab

@@ -70,6 +70,9 @@ class ShapeData {
   // The library's results, by the algorithm each pairs with; a deque, so
   // that the cases' references to them stay valid as more are added.
   std::deque<std::pair<std::string, Buffer>> lib_results;
+  // The hand-written rows' result: here, not in hand_rows, so that their
+  // cases outlive it until --interleave times them (Runner::time_kept).
+  std::optional<Buffer> hand_out;
 
  private:
   // The job of this shape from `from` into `to`.

@@ -45,9 +45,10 @@ RowWriter::RowWriter(MPI_Comm comm, const Options& opts) : opts_(opts) {
 void RowWriter::heading(const RunInfo& info, const std::string& device_lines) const {
   if (rank_ != 0) return;
   const Options& opts = opts_;
-  fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}\n",
+  fmt::print("# {}  P={}  device={}  root={}  in_place={}  iters={}  warmup={}  check={}{}\n",
              opts.program, info.P, info.device, opts.root, opts.in_place ? "yes" : "no",
-             opts.iters_text(), opts.warmup, opts.check ? "on" : "off");
+             opts.iters_text(), opts.warmup, opts.check ? "on" : "off",
+             info.interleaved ? "  timed=interleaved" : "");
   fmt::print("# {}, {}, commlab {}\n", info.mpi_version, info.date, info.commlab_version);
   fmt::print("# placement: {}\n", info.placement.line());
   fmt::print("{}", device_lines);

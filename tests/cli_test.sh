@@ -75,6 +75,22 @@ lead=$(awk -F, 'NR > 1 && $9 == 2 && $14 >= 30000' "$TMP/late_times.csv" | wc -l
 COMMLAB_LATE_RANK=3:10 run 3 "$BIN/allreduce" -a ring -n 8 -i 1 -x 0
 refused $? "COMMLAB_LATE_RANK=3:10 at P = 3" "COMMLAB_LATE_RANK '3:10': want RANK:MS"
 
+# --interleave: a size's rows timed a call each in turn. The same rows as
+# without it, each checked and exact, the heading saying so, and the late
+# rank still named at every call of every row (each row's calls interleaved
+# with the others'). The barrier, which has no data, interleaves too.
+COMMLAB_LATE_RANK=1:40 run 3 "$BIN/allreduce" -a ring,tree,auto -n 7,100 -i 3 -x 1 --interleave \
+  --csv "$TMP/inter.csv" && grep -q "timed=interleaved" "$TMP/out" && rc=0 || rc=1
+rows=$("$BIN/report" --column algorithm,check,late_rank "$TMP/inter.csv" | sort | uniq -c | awk '{ print $1, $2, $3, $4 }' | tr '\n' ';')
+[ $rc = 0 ] && [ "$rows" = "2 MPI_Allreduce ok 1;2 auto ok 1;2 ring ok 1;2 tree ok 1;" ] \
+  && ok "--interleave: every row checked and timed, the late rank named in each" \
+  || fail "--interleave (exit $rc): $rows"
+run 3 "$BIN/barrier" -i 3 -x 0 --interleave --csv "$TMP/inter_b.csv" \
+  && [ "$("$BIN/report" --column check "$TMP/inter_b.csv" | sort -u)" = ok ] \
+  && ok "barrier --interleave" || fail "barrier --interleave"
+run 2 "$BIN/allreduce" -n 8 -i 1 --interleave --overlap
+refused $? "--interleave --overlap" "^error: --interleave and --overlap"
+
 # CSV: two runs append to one file with one header; every row has every column.
 csv=$TMP/r.csv
 run 3 "$BIN/allreduce_tree" -n 1,10 -i 2 --csv "$csv" && run 3 "$BIN/allreduce_tree" -n 5 -i 2 --csv "$csv"
