@@ -12,7 +12,13 @@ namespace commlab {
 
 double Fit::predict(const std::vector<double>& x) const {
   double t = 0;
-  for (size_t j = 0; j < x.size(); ++j) t += at(j) * x[j];
+  for (size_t j = 0; j < x.size(); ++j) {
+    if (j == kTierKey && x.size() == kTierKey + 1) {  // a key, not a term
+      if (tier_from_B && x[j] >= *tier_from_B) t += at(j) * x[1];
+      continue;
+    }
+    t += at(j) * x[j];
+  }
   return t;
 }
 
@@ -104,6 +110,26 @@ Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x,
   const bool gamma_holds =
       with.at(2) > 0 && with.at(2) < with.at(1) && with.loo_median < without.loo_median;
   return gamma_holds ? with : without;
+}
+
+Fit fit_with_tier(const std::vector<std::vector<double>>& x, const std::vector<double>& t) {
+  if (x.empty() || x.front().size() != kTierKey + 1) return fit_nonnegative(x, t);
+  auto design = [&](double from_B) {  // column 1's bytes again from that key on
+    std::vector<std::vector<double>> d = x;
+    for (auto& row : d) row[kTierKey] = row[kTierKey] >= from_B ? row[1] : 0;
+    return d;
+  };
+  Fit best = fit_nonnegative(design(INFINITY), t);
+  std::vector<double> keys;
+  for (const auto& row : x) keys.push_back(row[kTierKey]);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (size_t i = 1; i < keys.size(); ++i) {  // rows on both sides of it
+    Fit tiered = fit_nonnegative(design(keys[i]), t);
+    if (tiered.at(kTierKey) > 0 && tiered.loo_median < best.loo_median)
+      best = tiered, best.tier_from_B = keys[i];
+  }
+  return best;
 }
 
 }  // namespace commlab

@@ -10,6 +10,7 @@
 // a library call, whose schedule is hidden, 1 and N.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace commlab {
@@ -21,6 +22,9 @@ struct Fit {
   // |predicted - measured| / measured; the largest, and the median.
   double loo_max = 0, loo_median = 0;
   int n = 0;
+  // fit_with_tier's: from a message of this many bytes on (x[kTierKey]),
+  // each of column 1's bytes costs at(kTierKey) more.
+  std::optional<double> tier_from_B;
   double predict(const std::vector<double>& x) const;
   double at(size_t j) const { return j < coef.size() ? coef[j] : 0; }
 };
@@ -37,5 +41,16 @@ Fit fit_nonnegative(const std::vector<std::vector<double>>& x, const std::vector
 // else the fit is alpha and beta alone. Rows of another width: fitted as they are.
 Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x,
                              const std::vector<double>& t);
+
+// One node's memory (steps, the busiest rank's bytes moved, every rank's,
+// then the tier's key, kTierKey, which is no term of its own: the message's
+// size). The busiest rank's bytes cost more once a rank's buffers no longer
+// fit in the caches below memory: a second rate for them from each size the
+// rows have is tried; the one that predicts left-out rows best is kept, and
+// only where it does so better than one rate for all sizes. (Keyed instead
+// by the bytes of every rank's buffers a call touches, the same sweeps
+// fitted no better: docs/time-model.md.)
+constexpr size_t kTierKey = 3;
+Fit fit_with_tier(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
 
 }  // namespace commlab

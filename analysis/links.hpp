@@ -19,7 +19,11 @@ struct LinkModel {
 
   // The report's model with these figures: alpha, beta, gamma (us per step,
   // per port byte, per reduced byte).
-  Fit fit() const { return {{alpha_us, 1e-3 / GBps, gamma_GBps > 0 ? 1e-3 / gamma_GBps : 0}}; }
+  Fit fit() const {
+    Fit f;
+    f.coef = {alpha_us, 1e-3 / GBps, gamma_GBps > 0 ? 1e-3 / gamma_GBps : 0};
+    return f;
+  }
 };
 
 // By name ("ib-hdr"); a UsageError naming the choices otherwise.

@@ -353,7 +353,8 @@ std::vector<double> regressors(const Measurement& m) {
   // Ranks of one node on host buffers share its memory: each step's busiest
   // rank's bytes moved, and every rank's (time-model.md).
   if (m.on_one_node_memory())
-    return {double(*m.model_steps), double(*m.model_memory_rank_B), double(*m.model_memory_node_B)};
+    return {double(*m.model_steps), double(*m.model_memory_rank_B), double(*m.model_memory_node_B),
+            double(m.bytes)};  // the tier's key (fit_with_tier)
   // On a network of nodes its busiest link, step by step, in place of the
   // busiest port (time-model.md).
   if (m.on_network())
@@ -369,8 +370,15 @@ Fit fit_time_model(const std::vector<const Measurement*>& ms) {
   std::vector<std::vector<double>> x;
   std::vector<double> t;
   for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
-  const bool gamma_last = !ms.empty() && ms.front()->hand() && !ms.front()->on_one_node_memory() &&
-                          !ms.front()->shares_gpu_memory();
+  // Rows of several widths (one node's beside several nodes', in one sweep
+  // of several jobs): fitted at the narrowest, as one model must be.
+  size_t width = x.empty() ? 0 : x.front().size();
+  for (const auto& row : x) width = std::min(width, row.size());
+  bool mixed = false;
+  for (auto& row : x) mixed |= row.size() != width, row.resize(width);
+  if (mixed) return fit_nonnegative(x, t);
+  if (!ms.empty() && ms.front()->on_one_node_memory()) return fit_with_tier(x, t);
+  const bool gamma_last = !ms.empty() && ms.front()->hand() && !ms.front()->shares_gpu_memory();
   return gamma_last ? fit_gamma_where_it_holds(x, t) : fit_nonnegative(x, t);
 }
 

@@ -312,12 +312,17 @@ std::string node_memory_line(const Data& data, const Fit& f) {
   auto rate = [](double per_B) {
     return per_B > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / per_B) : std::string("free");
   };
+  const std::string tier =
+      f.tier_from_B
+          ? fmt::format(", from {} on at {} (the caches no longer hold the buffers)",
+                        human_bytes(uint64_t(*f.tier_from_B)), rate(f.at(1) + f.at(kTierKey)))
+          : "";
   return fmt::format(
-      "- **{} {}**: alpha {:.1f} us; the busiest rank's bytes moved at {}, the node's at {} "
+      "- **{} {}**: alpha {:.1f} us; the busiest rank's bytes moved at {}{}, the node's at {} "
       "(one rank moving memory alone: {}; the probe's copy is in copy_alone_GBps); R^2 {:.3f}; "
       "leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
-      data.first, data.second, f.at(0), rate(f.at(1)), rate(f.at(2)), rate(f.at(1) + f.at(2)), f.r2,
-      f.loo_max * 100, f.loo_median * 100, f.n);
+      data.first, data.second, f.at(0), rate(f.at(1)), tier, rate(f.at(2)), rate(f.at(1) + f.at(2)),
+      f.r2, f.loo_max * 100, f.loo_median * 100, f.n);
 }
 
 // One line per fabric and dtype: the fitted alpha, 1/beta beside the links'

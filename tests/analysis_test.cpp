@@ -767,15 +767,44 @@ TEST_CASE("the summary on one node's memory: a step, the busiest rank's rate and
       rows.push_back(m);
     }
   CHECK(rows.front().on_one_node_memory());
-  CHECK(regressors(rows.front()).size() == 3);
+  CHECK(regressors(rows.front()).size() == 4);  // and the size, for the tier
   const std::string s = formulas_summary(rows, Machine{});
   INFO(s);
   CHECK(s.find("the busiest rank's bytes moved at 20 GB/s, the node's at 40 GB/s (one rank moving "
                "memory alone: 13.3 GB/s") != std::string::npos);
   CHECK(s.find("alpha 30.0 us") != std::string::npos);
+  CHECK(s.find("no longer hold") == std::string::npos);  // one rate fits every size: no tier
   CHECK(s.find("| recursive_doubling (allreduce) | 2 (fitted) | **yes** (3 of 3) |") !=
         std::string::npos);
   CHECK(
       s.find("Where the ranks ran on one node on host buffers the resource is the node's memory") !=
       std::string::npos);
+}
+
+// fit_with_tier: the busiest rank's bytes cost more from 16 MiB on (the
+// caches no longer hold the buffers); the fit finds that size and both rates,
+// and keeps one rate where one rate is the truth.
+TEST_CASE("one node's fit finds the size from which memory is slower, and only where it is") {
+  std::vector<std::vector<double>> x;
+  std::vector<double> t_tier, t_flat;
+  const double rates[][3] = {{2, 5.5, 11}, {1, 7, 14}, {2, 9, 11}, {3, 6, 12}};
+  for (double N : {1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24, 1 << 25})
+    for (const auto& r : rates) {
+      x.push_back({r[0], r[1] * N, r[2] * N, N});
+      const double flat = 30 * r[0] + r[1] * N / 20e3;
+      t_flat.push_back(flat);
+      t_tier.push_back(flat + (N >= (1 << 24) ? r[1] * N / 10e3 : 0));
+    }
+  const Fit tiered = fit_with_tier(x, t_tier);
+  REQUIRE(tiered.tier_from_B);
+  CHECK(*tiered.tier_from_B == double(1 << 24));
+  CHECK(1e-3 / tiered.at(1) == Approx(20).epsilon(0.01));
+  CHECK(1e-3 / tiered.at(kTierKey) == Approx(10).epsilon(0.01));
+  CHECK(tiered.predict(x.back()) == Approx(t_tier.back()).epsilon(0.01));
+  CHECK(tiered.predict(x.front()) == Approx(t_tier.front()).epsilon(0.01));
+  const Fit flat = fit_with_tier(x, t_flat);
+  CHECK_FALSE(flat.tier_from_B);
+  CHECK(flat.predict(x.back()) == Approx(t_flat.back()).epsilon(0.01));
+  // Rows of another width are fitted as they are.
+  CHECK_FALSE(fit_with_tier({{1, 2, 3}, {2, 3, 5}}, {1, 2}).tier_from_B);
 }
