@@ -286,20 +286,6 @@ void launch_reduce(void* dst_v, const void* a_v, const void* b_v, size_t count) 
 
 }  // namespace
 
-std::string unavailable_reason() {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
-    return std::string(
-               "-d cuda: no usable GPU: no NVIDIA driver, or one older than this "
-               "build's CUDA (") +
-           cudaGetErrorString(e) + ")";
-  if (e != cudaSuccess)
-    return std::string("-d cuda: no usable GPU (") + cudaGetErrorString(e) + ")";
-  if (n == 0) return "-d cuda: no GPU on this machine";
-  return "";
-}
-
 int select(int local_rank) {
   int n = 0;
   check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");

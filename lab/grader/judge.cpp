@@ -1,6 +1,8 @@
 // Marking one answer: right; wrong, with the likely mistake where one
 // matches (the slips); or in the wrong form, which is said as such, so that
 // "3 MiB" for a number or "None" for "none" is not taken for a wrong idea.
+#include "judge.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,8 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-
-#include "questions.hpp"
 
 namespace commlab::lab {
 
@@ -130,20 +130,6 @@ std::string kind_said(const Expected& e, double got) {
 
 }  // namespace
 
-int significant_figures(const std::string& typed) {
-  for (const char* base : {"0x", "0o", "0b"})
-    if (typed.find(base) != std::string::npos) return -1;  // an integer in another base
-  std::string mantissa = typed.substr(0, typed.find_first_of("eE"));
-  const bool point = mantissa.find('.') != std::string::npos;
-  if (!point && mantissa.size() == typed.size()) return -1;  // an integer
-  mantissa.erase(
-      std::remove_if(mantissa.begin(), mantissa.end(),
-                     [](char ch) { return !std::isdigit(static_cast<unsigned char>(ch)); }),
-      mantissa.end());
-  const size_t first = mantissa.find_first_not_of('0');
-  return first == std::string::npos ? -1 : int(mantissa.size() - first);  // 0.00: as written
-}
-
 Marked judge(const Expected& e, const toml::node& answer, const std::string& typed) {
   if (!e.words.empty()) return judge_word(e, answer);
   const auto got = numbers_of(answer);
@@ -176,7 +162,7 @@ Marked judge(const Expected& e, const toml::node& answer, const std::string& typ
 }
 
 // The slips of one number W in its unit: a unit taken for another. The
-// question's own slips (questions.cpp, and [[question.slip]]) name the
+// question's own slips (questions/*.cpp, and [[question.slip]]) name the
 // mistakes of its reasoning; a number's factor alone names none (twice the
 // answer may be both phases, both directions, or a round trip), so none is
 // guessed from a factor.
