@@ -126,6 +126,27 @@ CLI::Validator not_empty_value() {
       "");
 }
 
+// How the calls are timed (beside compute, interleaved) and what the
+// library runs.
+void add_timing_flags(CLI::App& app, Options& o, Typed& t) {
+  app.add_flag("--overlap", o.overlap,
+               "each call non-blocking (MPI_I*; the hand-written from their recorded schedule), "
+               "with compute beside it: OSU's and IMB's overlap");
+  t.probes_opt = app.add_option("--probes", o.probes,
+                                "--overlap: test calls spread over the compute (default 0, as OSU)")
+                     ->check(CLI::Range(0, kItersMax));
+  app.add_flag("--interleave", o.interleave,
+               "time a size's rows a call each in turn, in a new order each iteration, so that "
+               "the machine's drift falls on every row alike");
+  const CLI::Validator not_empty = not_empty_value();
+  app.add_option("--mpi-algorithm", o.mpi_algorithm,
+                 "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
+      ->check(not_empty);
+  app.add_option("--mpi-rules", o.mpi_rules,
+                 "Open MPI: its dynamic rules FILE decides the library call (row MPI_X:rules)")
+      ->check(not_empty);
+}
+
 void add_flags(CLI::App& app, Options& o, Typed& t) {
   t.sizes_opt =
       app.add_option("-m,--message-size", t.sizes, "MIN:MAX or SIZE in bytes, suffixes K M G")
@@ -172,22 +193,7 @@ void add_flags(CLI::App& app, Options& o, Typed& t) {
                  "segmented ring: bytes per segment (default: the time model's best)");
   app.add_option("--node-size", o.node_size,
                  "treat each K consecutive ranks as one node (default: the real nodes)");
-  app.add_flag("--overlap", o.overlap,
-               "each call non-blocking (MPI_I*; the hand-written from their recorded schedule), "
-               "with compute beside it: OSU's and IMB's overlap");
-  t.probes_opt = app.add_option("--probes", o.probes,
-                                "--overlap: test calls spread over the compute (default 0, as OSU)")
-                     ->check(CLI::Range(0, kItersMax));
-  app.add_flag("--interleave", o.interleave,
-               "time a size's rows a call each in turn, in a new order each iteration, so that "
-               "the machine's drift falls on every row alike");
-  const CLI::Validator not_empty = not_empty_value();
-  app.add_option("--mpi-algorithm", o.mpi_algorithm,
-                 "Open MPI: force its own algorithm NAME on the library call (row MPI_X:NAME)")
-      ->check(not_empty);
-  app.add_option("--mpi-rules", o.mpi_rules,
-                 "Open MPI: its dynamic rules FILE decides the library call (row MPI_X:rules)")
-      ->check(not_empty);
+  add_timing_flags(app, o, t);
 }
 
 // The typed flags read into Options, or a UsageError naming the bad one.
