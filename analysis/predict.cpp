@@ -201,18 +201,31 @@ LinkModel fitted_link(const std::string& folder) {
   return fitted;
 }
 
-// The link: named, by hand, or fitted to a results folder.
+// The link: named (its alpha or bandwidth overridden where given: a site's
+// own measurement of a named fabric), by hand, or fitted to a results folder.
 LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
                       std::optional<double> GBps, const std::string& folder) {
-  const int given = !name.empty() + (alpha_us || GBps) + !folder.empty();
-  if (given != 1)
+  const bool by_hand = alpha_us || GBps;
+  if (int(!name.empty()) + int(!folder.empty()) + int(by_hand && name.empty()) != 1 ||
+      (by_hand && !folder.empty()))
     throw UsageError(
-        "say which link, once: --link NAME (--links lists them), --alpha US "
-        "--bandwidth GBPS, or --fit FOLDER");
-  if (!name.empty()) return named_link(name);
+        "say which link, once: --link NAME (--links lists them; --alpha or --bandwidth beside "
+        "it replace that figure), --alpha US --bandwidth GBPS, or --fit FOLDER");
   if (!folder.empty()) return fitted_link(folder);
-  if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
-  return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
+  if (name.empty()) {
+    if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
+    return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
+  }
+  LinkModel link = named_link(name);
+  if (!by_hand) return link;
+  std::string given;
+  if (alpha_us) link.alpha_us = *alpha_us, given += fmt::format("alpha={:g}us", *alpha_us);
+  if (GBps)
+    link.GBps = *GBps,
+    given += fmt::format("{}bandwidth={:g}GBps", given.empty() ? "" : ";", *GBps);
+  link.name += "(" + given + ")";
+  link.what += "; " + given + " given on the command line";
+  return link;
 }
 
 // Each algorithm's figures at one P for N = 1 B, computed once: at_scale's

@@ -306,7 +306,13 @@ pred --link 400gbe; refused $? "predict: unknown link" "no such link (choose fro
 pred -P 0 --link ib-hdr; refused $? "predict: P = 0" "P must be 1 to 1048576"
 pred -P 2097152 --link ib-hdr; refused $? "predict: P past 2^20" "P must be 1 to 1048576"
 pred --alpha 1; refused $? "predict: alpha without bandwidth" "go together"
-pred --bandwidth 1 --link ib-hdr; refused $? "predict: two links" "say which link, once"
+pred --fit "$TMP" --link ib-hdr; refused $? "predict: two links" "say which link, once"
+pred --fit "$TMP" --alpha 1; refused $? "predict: a fit and a figure by hand" "say which link, once"
+# A named link with one figure replaced (a site's own measurement): the
+# other figure stays the link's, and the link's name says what was given.
+pred --link ib-hdr --bandwidth 50 -P 2 -m 1M -a ring \
+  && grep -q "^# link: ib-hdr(bandwidth=50GBps): alpha 1.47 us, 50 GB/s each way" "$TMP/out" \
+  && ok "predict --link ib-hdr --bandwidth 50: HDR's alpha, 50 GB/s" || fail "predict --link with --bandwidth"
 pred --fit "$TMP/nowhere"; refused $? "predict: --fit without rows" "no rows.csv there"
 pred --link ib-hdr -a ring,nothing; refused $? "predict: unknown algorithm" "no such algorithm"
 pred -P 4,,8 --link ib-hdr; refused $? "predict: an empty item in -P" "an empty item"
