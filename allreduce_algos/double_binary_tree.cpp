@@ -197,8 +197,7 @@ ScaledTraffic scaled_allreduce_double_binary_tree(int P, double N, int ranks_per
 CollectiveAlgorithm allreduce_double_binary_tree_algorithm() {
   CollectiveAlgorithm a{"double_binary_tree", allreduce_double_binary_tree,
                         sized<model_allreduce_double_binary_tree>};
-  a.taught_formula = "2*N";
-  a.taught_T = [](int, double N) { return 2 * N; };
+  a.teach(taught::two_trees);
   a.at_scale = scaled_allreduce_double_binary_tree;
   return a;
 }

@@ -110,8 +110,7 @@ ScaledTraffic scaled_allreduce_hierarchical(int P, double N, int ranks_per_node)
 // The textbook's T: what a leader sends across nodes, with L = P (one rank per node).
 CollectiveAlgorithm allreduce_hierarchical_algorithm() {
   CollectiveAlgorithm a{"hierarchical", allreduce_hierarchical, model_allreduce_hierarchical};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.at_scale = scaled_allreduce_hierarchical;
   return a;
 }

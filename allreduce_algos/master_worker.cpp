@@ -57,8 +57,7 @@ ScaledTraffic scaled_allreduce_master_worker(int P, double N, int ranks_per_node
 CollectiveAlgorithm allreduce_master_worker_algorithm() {
   CollectiveAlgorithm a{"master_worker", allreduce_master_worker,
                         sized<model_allreduce_master_worker>};
-  a.taught_formula = "(P-1)*N";
-  a.taught_T = [](int P, double N) { return (P - 1) * N; };
+  a.teach(taught::master_worker);
   a.at_scale = scaled_allreduce_master_worker;
   return a;
 }

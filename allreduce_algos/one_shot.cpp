@@ -68,8 +68,7 @@ CollectiveAlgorithm allreduce_one_shot_algorithm() {
   // apart (DirectCase::price_copies); in place on registered buffers the sum
   // is copied back, which own_copies cannot tell from the private case: left out.
   a.own_copies = [](const JobShape& s, int, bool) { return s.P == 1 ? 1 : 0; };
-  a.taught_formula = "(P-1)*N";
-  a.taught_T = [](int P, double N) { return (P - 1) * N; };
+  a.teach(taught::master_worker);
   a.at_scale = scaled_allreduce_one_shot;
   return a;
 }

@@ -59,8 +59,7 @@ ScaledTraffic scaled_allreduce_rabenseifner(int P, double N, int ranks_per_node,
 CollectiveAlgorithm allreduce_rabenseifner_algorithm() {
   CollectiveAlgorithm a{"rabenseifner", allreduce_rabenseifner,
                         sized<model_allreduce_rabenseifner>};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.at_scale = [](int P, double N, int k) { return scaled_allreduce_rabenseifner(P, N, k, {}); };
   a.on_network = scaled_allreduce_rabenseifner;
   return a;

@@ -49,8 +49,7 @@ CollectiveAlgorithm allreduce_recursive_doubling_algorithm() {
   a.own_copies = [](const JobShape& s, int rank, bool in_place) {
     return butterfly_exchange_own_copies(Butterfly::of(s.P, bit_low_first), rank, in_place);
   };
-  a.taught_formula = "log2(P)*N";
-  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.teach(taught::tree);
   a.at_scale = [](int P, double N, int k) {
     return scaled_allreduce_recursive_doubling(P, N, k, {});
   };

@@ -69,8 +69,7 @@ ScaledTraffic scaled_allreduce_reduce_bcast(int P, double N, int ranks_per_node)
 CollectiveAlgorithm allreduce_reduce_bcast_algorithm() {
   CollectiveAlgorithm a{"reduce_bcast", allreduce_reduce_bcast,
                         sized<model_allreduce_reduce_bcast>};
-  a.taught_formula = "log2(P)*N";
-  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.teach(taught::tree);
   a.at_scale = scaled_allreduce_reduce_bcast;
   a.own_copies = [](const JobShape& s, int rank, bool in_place) {
     return reduce_binomial_own_copies(s.P, s.root, rank, in_place);

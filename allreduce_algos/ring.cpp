@@ -53,8 +53,7 @@ ScaledTraffic ring_on_network(int P, double N, int ranks_per_node, const Topolog
 // The textbook's T: what the busiest rank sends.
 CollectiveAlgorithm allreduce_ring_algorithm() {
   CollectiveAlgorithm a{"ring", allreduce_ring, sized<model_allreduce_ring>};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.at_scale = scaled_allreduce_ring;
   a.on_network = ring_on_network;
   return a;

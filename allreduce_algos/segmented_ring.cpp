@@ -124,8 +124,7 @@ size_t best_segment_B(const CostModel& m, size_t chunk_B, size_t esize) {
 // The textbook's T: the ring's.
 CollectiveAlgorithm allreduce_segmented_ring_algorithm() {
   CollectiveAlgorithm a{"segmented_ring", allreduce_segmented_ring, model_allreduce_segmented_ring};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.shaped_by_timing = true;
   return a;
 }

@@ -53,8 +53,7 @@ ScaledTraffic scaled_allreduce_swing_bandwidth(int P, double N, int ranks_per_no
 CollectiveAlgorithm allreduce_swing_bandwidth_algorithm() {
   CollectiveAlgorithm a{"swing_bandwidth", allreduce_swing_bandwidth,
                         sized<model_allreduce_swing_bandwidth>};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.at_scale = [](int P, double N, int k) { return scaled_allreduce_swing_bandwidth(P, N, k, {}); };
   a.on_network = scaled_allreduce_swing_bandwidth;
   a.not_in_libraries = true;

@@ -47,8 +47,7 @@ CollectiveAlgorithm allreduce_swing_latency_algorithm() {
   a.own_copies = [](const JobShape& s, int rank, bool in_place) {
     return butterfly_exchange_own_copies(Butterfly::of(s.P, swing_partner), rank, in_place);
   };
-  a.taught_formula = "log2(P)*N";
-  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.teach(taught::tree);
   a.at_scale = [](int P, double N, int k) { return scaled_allreduce_swing_latency(P, N, k, {}); };
   a.on_network = scaled_allreduce_swing_latency;
   a.not_in_libraries = true;

@@ -111,8 +111,7 @@ ScaledTraffic scaled_allreduce_tree(int P, double N, int ranks_per_node) {
 // The textbook's T: what the busiest rank sends.
 CollectiveAlgorithm allreduce_tree_algorithm() {
   CollectiveAlgorithm a{"tree", allreduce_tree, sized<model_allreduce_tree>};
-  a.taught_formula = "log2(P)*N";
-  a.taught_T = [](int P, double N) { return std::log2(P) * N; };
+  a.teach(taught::tree);
   a.at_scale = scaled_allreduce_tree;
   return a;
 }

@@ -83,8 +83,7 @@ CollectiveAlgorithm allreduce_two_shot_algorithm() {
   // scratch is left out; a private input copied in is priced apart), but at
   // P = 1 that chunk is the vector, summed into scratch and copied out: two.
   a.own_copies = [](const JobShape& s, int, bool) { return s.P == 1 ? 2 : 0; };
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   a.at_scale = scaled_allreduce_two_shot;
   return a;
 }

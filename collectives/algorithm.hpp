@@ -18,6 +18,7 @@
 #include "core/device/memory.hpp"
 #include "core/device/reduce.hpp"
 #include "core/vocabulary/partition.hpp"
+#include "taught.hpp"
 
 namespace commlab {
 
@@ -68,9 +69,11 @@ struct CollectiveAlgorithm {
   // Reported time = measured time x this: 0.5 for a ping-pong, whose round
   // trip is two one-way transfers (osu_latency reports the one-way latency).
   double time_scale = 1;
-  // The textbook's T for it, written out and as a number of bytes, if it has one.
+  // The textbook's T for it, written out and as a number of bytes, if it has
+  // one: an entry of taught.hpp's table (teach).
   std::string taught_formula = {};
   double (*taught_T)(int P, double N_bytes) = nullptr;
+  void teach(const Taught& t) { taught_formula = t.formula, taught_T = t.T; }
   // It reads peers' memory (Comm::read): it runs only on the direct transport.
   bool reads_peers = false;
   // Its messages depend on a figure the time model measured (the segmented

@@ -65,8 +65,7 @@ Traffic model_allreduce_reverse_ring(int P, size_t count, size_t esize, int) {
 CollectiveAlgorithm allreduce_reverse_ring_algorithm() {
   CollectiveAlgorithm a{"reverse_ring", allreduce_reverse_ring,
                         sized<model_allreduce_reverse_ring>};
-  a.taught_formula = "2*(N/P)*(P-1)";
-  a.taught_T = [](int P, double N) { return 2 * (N / P) * (P - 1); };
+  a.teach(taught::ring);
   return a;
 }
 
