@@ -13,8 +13,10 @@ namespace commlab {
 double Fit::predict(const std::vector<double>& x) const {
   double t = 0;
   for (size_t j = 0; j < x.size(); ++j) {
-    if (j == kTierKey && x.size() == kTierKey + 1) {  // a key, not a term
-      if (tier_from_B && x[j] >= *tier_from_B) t += at(j) * x[1];
+    // A row of the report's (kTierKey holds its key) once a tier is chosen;
+    // before, in fit_with_tier's own design, the column holds the tier's bytes.
+    if (j == kTierKey && x.size() == kTierKey + 1 && tier_from_B) {
+      if (x[j] >= *tier_from_B) t += at(j) * x[1];
       continue;
     }
     t += at(j) * x[j];

@@ -47,9 +47,8 @@ Fit fit_gamma_where_it_holds(const std::vector<std::vector<double>>& x,
 // size). The busiest rank's bytes cost more once a rank's buffers no longer
 // fit in the caches below memory: a second rate for them from each size the
 // rows have is tried; the one that predicts left-out rows best is kept, and
-// only where it does so better than one rate for all sizes. (Keyed instead
-// by the bytes of every rank's buffers a call touches, the same sweeps
-// fitted no better: docs/time-model.md.)
+// only where it does so better than one rate for all sizes (why the size,
+// not the bytes an algorithm touches: docs/time-model.md).
 constexpr size_t kTierKey = 3;
 Fit fit_with_tier(const std::vector<std::vector<double>>& x, const std::vector<double>& t);
 

@@ -371,14 +371,16 @@ Fit fit_time_model(const std::vector<const Measurement*>& ms) {
   std::vector<double> t;
   for (const Measurement* m : ms) x.push_back(regressors(*m)), t.push_back(m->t_median_us);
   // Rows of several widths (one node's beside several nodes', in one sweep
-  // of several jobs): fitted at the narrowest, as one model must be.
+  // of several jobs): fitted at the narrowest, as one model must be, and
+  // without the tier, whose key only one node's rows have.
   size_t width = x.empty() ? 0 : x.front().size();
   for (const auto& row : x) width = std::min(width, row.size());
   bool mixed = false;
   for (auto& row : x) mixed |= row.size() != width, row.resize(width);
-  if (mixed) return fit_nonnegative(x, t);
-  if (!ms.empty() && ms.front()->on_one_node_memory()) return fit_with_tier(x, t);
-  const bool gamma_last = !ms.empty() && ms.front()->hand() && !ms.front()->shares_gpu_memory();
+  const Measurement* first = ms.empty() ? nullptr : ms.front();
+  if (!mixed && first && first->on_one_node_memory()) return fit_with_tier(x, t);
+  const bool gamma_last =
+      first && first->hand() && !first->on_one_node_memory() && !first->shares_gpu_memory();
   return gamma_last ? fit_gamma_where_it_holds(x, t) : fit_nonnegative(x, t);
 }
 

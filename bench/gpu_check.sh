@@ -55,7 +55,12 @@ unset OUT  # bench/sweep.sh and gpu_sweep.sh take OUT as their results folder
 mkdir -p "$DOUT"
 W=$WORK
 case $W in /* ) [ "$W" != / ] ;; *) false ;; esac || { echo "error: WORK must be an absolute folder other than /, not '$W'" >&2; exit 2; }
-rm -rf "$W"
+# Emptied only where the check made it (its marker inside), never a folder
+# of the user's that WORK happens to name.
+if [ -e "$W" ] && [ ! -e "$W/.commlab-gpu-check" ]; then
+  echo "error: WORK=$W exists and was not made by this check: name a new folder" >&2; exit 2
+fi
+rm -rf "$W" && mkdir -p "$W" && touch "$W/.commlab-gpu-check" || { echo "error: cannot make WORK=$W" >&2; exit 2; }
 mkdir -p "$W/out" "$W/res/fit" "$W/nomps_pipe"
 S=$W/out/log.txt
 log() { echo "== $(el)s $*" | tee -a "$S"; }

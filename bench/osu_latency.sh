@@ -22,7 +22,6 @@
 #   OUT     where the table goes (default: a new folder under /tmp)
 source "$(dirname "$0")/args.sh" && script_args "$0" "$@"
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
 die() { echo "error: $*" >&2; exit 2; }
 OSU_ALLREDUCE=${OSU_ALLREDUCE:-}
 P=${P:-2}
@@ -30,14 +29,19 @@ SIZES=${SIZES:-1024 16384 262144 4194304}
 ITERS=${ITERS:-1000}
 ROUNDS=${ROUNDS:-5}
 BIN=${BIN:-build/bin}
-OUT=${OUT:-$(mktemp -d /tmp/commlab-osu-latency.XXXXXX)}
+OUT=${OUT:-}                                 # default: a new folder under /tmp, made once the settings are checked
 [ -n "$OSU_ALLREDUCE" ] || die "OSU_ALLREDUCE must name a built osu_allreduce (bench/osu_latency.sh --help)"
 [ -x "$OSU_ALLREDUCE" ] || die "OSU_ALLREDUCE=$OSU_ALLREDUCE is not an executable"
+# Paths as the user gave them, from where the script was started.
+OSU_ALLREDUCE=$(realpath -m -- "$OSU_ALLREDUCE") BIN=$(realpath -m -- "$BIN")
+[ -z "$OUT" ] || OUT=$(realpath -m -- "$OUT")
+cd "$(dirname "$0")/.." || exit 2
 [ -x "$BIN/allreduce" ] || die "$BIN/allreduce is missing: run make build first"
 [[ $P =~ ^[1-9][0-9]*$ ]] || die "P must be a count of ranks, not '$P'"
-[[ $ITERS =~ ^[1-9][0-9]*$ ]] || die "ITERS must be 1 or more, not '$ITERS'"
+[[ $ITERS =~ ^[1-9][0-9]{0,5}$ ]] || die "ITERS must be 1 to 999999, not '$ITERS'"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be 1 or more, not '$ROUNDS'"
 for s in $SIZES; do [[ $s =~ ^[1-9][0-9]*$ ]] && [ $((s % 4)) = 0 ] || die "SIZES: '$s' is not a number of bytes that floats fill"; done
+[ -n "$OUT" ] || OUT=$(mktemp -d /tmp/commlab-osu-latency.XXXXXX) || die "cannot make a folder under /tmp"
 mkdir -p "$OUT" || die "cannot make $OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 warmup=$((ITERS / 10 + 1))

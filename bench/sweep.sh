@@ -76,7 +76,8 @@ mkdir -p "$OUT/cells" || die "cannot create $OUT"
 touch "$OUT/cells.tsv"
 # What each row means must not change within one folder: the matrix may grow
 # (PROGRAMS, PS, DTYPES, DEVICES), the measurement settings may not.
-settings="SIZES=$SIZES FACTOR=$FACTOR ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\" INTERLEAVE=$INTERLEAVE"
+# INTERLEAVE=yes is a measurement setting of its own; =no measures as before it existed.
+settings="SIZES=$SIZES FACTOR=$FACTOR ITERS=$ITERS WARMUP=$WARMUP EXTRA=\"$EXTRA\"${interleave:+ INTERLEAVE=yes}"
 if [ -s "$OUT/settings" ] && [ "$(cat "$OUT/settings")" != "$settings" ]; then
   die "$OUT was swept with $(cat "$OUT/settings"), not $settings: use another RUN, or delete $OUT"
 fi

@@ -127,7 +127,11 @@ Runner::Registered Runner::register_buffers(const RegionLayout& layout) {
   return {region, region + layout.out_at};
 }
 
-int Runner::exit_code() const { return failed_ ? kExitWrong : 0; }
+int Runner::exit_code() const {
+  if (!kept_.empty())  // a caller of measure() under --interleave that never timed its rows
+    throw std::logic_error("rows kept for --interleave were never timed (Runner::time_kept)");
+  return failed_ ? kExitWrong : 0;
+}
 
 Row Runner::blank_row(const Shape& shape, const Case& c) const {
   Row row;

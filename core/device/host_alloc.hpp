@@ -4,7 +4,8 @@
 // from the heap, not mmap: the same copy or reduction then runs at another
 // speed depending on which buffers the run allocated before it (a 1 MiB
 // MPI_Allreduce at P = 2 took 15 to 33% longer with one buffer more, the
-// check's). Every host buffer and scratch the timed loop touches comes from here.
+// check's). The collective programs' host buffers and the Memory's scratch come
+// from here.
 #pragma once
 #include <cstddef>
 #include <memory>
