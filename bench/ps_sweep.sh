@@ -16,6 +16,11 @@ PS=${PS:-1 2 3 4 6 8} SERVERS=${SERVERS:-1 2 4}
 BIN=${BIN:-build/bin}
 source bench/settings.sh  # SITE_SETUP, BIND, PY (docs/slurm.md)
 [ -x "$BIN/ps_sim" ] || die "$BIN/ps_sim not built (run make build)"
+# Bad settings stop the sweep before anything is launched: ps_sim's own
+# parser reads MODEL and BATCH alike; the SSP runs' --tau 3 needs 3 iterations.
+[[ $ITERS =~ ^[0-9]+$ ]] && [ "$ITERS" -ge 3 ] || die "ITERS must be 3 or more (the SSP runs' tau goes to 3), not '$ITERS'"
+for p in $PS; do [[ $p =~ ^[1-9][0-9]*$ ]] || die "PS must list process counts, not '$p'"; done
+for s in $SERVERS; do [[ $s =~ ^[1-9][0-9]*$ ]] || die "SERVERS must list server counts, not '$s'"; done
 check_mpi_library "$BIN"
 find_python
 
@@ -50,7 +55,7 @@ done
 
 rm -f "$work/last.log"
 bash bench/machine.sh > "$work/machine.md"
-[ "$PY" = none ] || "$PY" bench/ps_plot.py "$work" || { echo "error: plotting failed" >&2; failed=$((failed + 1)); }
+plot ps_plot.py "$work" || failed=$((failed + 1))
 if [ "$failed" != 0 ]; then
   echo "error: $failed of $runs runs failed; $OUT left as it was" >&2
   exit 1

@@ -110,3 +110,12 @@ find_python() {
   fi
   die "PY: no Python with matplotlib (tried ${tried}): install python3-matplotlib, set PY to one that has it, or PY=none to skip the plots"
 }
+
+# plot SCRIPT FOLDER: a sweep's plots by bench/SCRIPT with find_python's PY;
+# nothing with PY=none. Fails, saying so in one line, where the plotting did.
+plot() {
+  [ "${PY:-none}" = none ] && return 0
+  "$PY" "bench/$1" "$2" && return 0
+  echo "error: plotting $2 with bench/$1 failed" >&2
+  return 1
+}

@@ -188,10 +188,7 @@ links_line() {
 if [ -f "$OUT/rows.csv" ]; then
   echo "== report: $OUT/report.md"
   "$BIN/report" "$OUT" >/dev/null && sed -n '/## Checks/,/## Traffic/p' "$OUT/report.md" | grep -v '^## Traffic'
-  if [ "$PY" != none ] && ! "$PY" bench/plot.py "$OUT"; then
-    echo "error: plotting failed" >&2
-    failed=$((failed + 1))
-  fi
+  plot plot.py "$OUT" || failed=$((failed + 1))
 fi
 echo "== $OUT: $(grep -c '	ok	' "$OUT/cells.tsv") cells ok, $failed failed in this sweep, $(stamp)"
 if [ -n "$final" ]; then
