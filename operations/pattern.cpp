@@ -1,6 +1,7 @@
 #include "pattern.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/device/reduce.hpp"
 
@@ -8,20 +9,13 @@ namespace commlab {
 
 int64_t exact_integers(DType t) {
   switch (t) {
-    case DType::int32:
-      return INT32_MAX;
-    case DType::int64:
-      return INT64_MAX;
-    case DType::float32:
-      return int64_t{1} << 24;
-    case DType::float16:
-      return int64_t{1} << 11;
-    case DType::bfloat16:
-      return int64_t{1} << 8;
-    case DType::float64:
-      break;
+#define COMMLAB_DTYPE(name, cxx, mpi, nccl, exact) \
+  case DType::name:                                \
+    return exact;
+#include "core/vocabulary/dtypes.def"
+#undef COMMLAB_DTYPE
   }
-  return int64_t{1} << 53;
+  throw std::logic_error("exact_integers: not a dtype");
 }
 
 int64_t Pattern::value(int rank, size_t index) const {

@@ -24,20 +24,13 @@ void check(ncclResult_t r, const char* what) {
 
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
-    case DType::int32:
-      return ncclInt32;
-    case DType::int64:
-      return ncclInt64;
-    case DType::float32:
-      return ncclFloat32;
-    case DType::float16:
-      return ncclFloat16;
-    case DType::bfloat16:
-      return ncclBfloat16;
-    case DType::float64:
-      break;
+#define COMMLAB_DTYPE(name, cxx, mpi, nccl, ...) \
+  case DType::name:                              \
+    return nccl;
+#include "core/vocabulary/dtypes.def"
+#undef COMMLAB_DTYPE
   }
-  return ncclFloat64;
+  throw std::logic_error("nccl_type: not a dtype");
 }
 
 ncclRedOp_t nccl_op(Op op) {

@@ -1,5 +1,7 @@
 #include "reduce.hpp"
 
+#include <stdexcept>
+
 namespace commlab {
 
 namespace {
@@ -56,19 +58,13 @@ bool mpi_reduces_on_host(DType t) { return t == DType::float16 || t == DType::bf
 
 MPI_Datatype Reduction::mpi_type() const {
   switch (dtype) {
-    case DType::float16:
-    case DType::bfloat16:
-      return MPI_UINT16_T;
-    case DType::int32:
-      return MPI_INT32_T;
-    case DType::int64:
-      return MPI_INT64_T;
-    case DType::float32:
-      return MPI_FLOAT;
-    case DType::float64:
-      break;
+#define COMMLAB_DTYPE(name, cxx, mpi, ...) \
+  case DType::name:                        \
+    return mpi;
+#include "core/vocabulary/dtypes.def"
+#undef COMMLAB_DTYPE
   }
-  return MPI_DOUBLE;
+  throw std::logic_error("mpi_type: not a dtype");
 }
 
 MPI_Op Reduction::mpi_op() const {

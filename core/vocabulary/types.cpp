@@ -5,9 +5,11 @@
 namespace commlab {
 
 namespace {
-const Names<DType> kDTypes{{DType::int32, "int32"},     {DType::int64, "int64"},
-                           {DType::float32, "float32"}, {DType::float64, "float64"},
-                           {DType::float16, "float16"}, {DType::bfloat16, "bfloat16"}};
+const Names<DType> kDTypes{
+#define COMMLAB_DTYPE(name, ...) {DType::name, #name},
+#include "dtypes.def"
+#undef COMMLAB_DTYPE
+};
 const Names<Op> kOps{{Op::sum, "sum"}, {Op::prod, "prod"}, {Op::max, "max"}, {Op::min, "min"}};
 const Names<Device> kDevices{{Device::host, "host"}, {Device::cuda, "cuda"}};
 const Names<TransportKind> kTransports{{TransportKind::host, "host"},

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -10,7 +11,11 @@
 
 namespace commlab {
 
-enum class DType { int32, int64, float32, float64, float16, bfloat16 };
+enum class DType {
+#define COMMLAB_DTYPE(name, ...) name,
+#include "dtypes.def"
+#undef COMMLAB_DTYPE
+};
 enum class Op { sum, prod, max, min };
 enum class Device { host, cuda };  // where buffers live
 // How buffers travel: MPI on host memory; GPU memory through pinned host
@@ -45,20 +50,13 @@ Op parse_op(const std::string& s);
 template <class F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int32:
-      return f(int32_t{});
-    case DType::int64:
-      return f(int64_t{});
-    case DType::float32:
-      return f(float{});
-    case DType::float16:
-      return f(float16{});
-    case DType::bfloat16:
-      return f(bfloat16{});
-    case DType::float64:
-      break;
+#define COMMLAB_DTYPE(name, cxx, ...) \
+  case DType::name:                   \
+    return f(cxx{});
+#include "dtypes.def"
+#undef COMMLAB_DTYPE
   }
-  return f(double{});
+  throw std::logic_error("visit_dtype: not a dtype");
 }
 
 // Calls f(std::integral_constant<Op, op>{}): one loop or kernel per op, so
