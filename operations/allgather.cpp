@@ -53,7 +53,7 @@ class Allgather : public Operation {
                   {"bruck", allgather_bruck, sized<model_allgather_bruck>},
                   {"bine", allgather_bine, sized<model_allgather_bine>}};
     // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
                {"ncclAllGather", "", nccl_allgather, "", Impl::nccl,
                 [](int P, size_t N, bool) { return N % P == 0; }}};

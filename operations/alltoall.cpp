@@ -76,7 +76,7 @@ class Alltoall : public Operation {
     algorithms = {{"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>},
                   {"bine", alltoall_bine, sized<model_alltoall_bine>, remark_alltoall_bine}};
     // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
                {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -33,7 +33,7 @@ class Bcast : public Operation {
         {"bine", bcast_bine, sized<model_bcast_bine>}};
     // Bine moves the binomial tree's bytes over other links, and no MPI
     // library we build against runs it: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
     library[0].start = mpi_ibcast, library[0].nb_name = "MPI_Ibcast";
   }

@@ -46,7 +46,7 @@ class Gather : public Operation {
                   {"bine", gather_bine, sized<model_gather_bine>}};
     // Bine moves the binomial tree's bytes over other links, and no MPI
     // library we build against runs it: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Gather", "MPI_Gatherv", mpi_gather},
                {"ncclSend/ncclRecv", "", nccl_gather, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -34,7 +34,7 @@ class Reduce : public Operation {
                   {"bine", reduce_bine, sized<model_reduce_bine>}};
     // Bine moves the binomial reduce's bytes over other links, and no MPI
     // library we build against runs it: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
     library[0].start = mpi_ireduce, library[0].nb_name = "MPI_Ireduce";
   }

@@ -48,7 +48,7 @@ class ReduceScatter : public Operation {
                   {"pairwise", reduce_scatter_pairwise, sized<model_reduce_scatter_pairwise>},
                   {"bine", reduce_scatter_bine, sized<model_reduce_scatter_bine>}};
     // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
                {"ncclReduceScatter", "", nccl_reduce_scatter, "", Impl::nccl,
                 [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};

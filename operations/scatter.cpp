@@ -45,7 +45,7 @@ class Scatter : public Operation {
                   {"bine", scatter_bine, sized<model_scatter_bine>}};
     // Bine moves the binomial tree's bytes over other links, and no MPI
     // library we build against runs it: a library row is not named for it.
-    algorithms.back().not_in_libraries = true;
+    algorithm("bine").not_in_libraries = true;
     library = {{"MPI_Scatter", "MPI_Scatterv", mpi_scatter},
                {"ncclSend/ncclRecv", "", nccl_scatter, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};
