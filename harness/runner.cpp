@@ -353,10 +353,10 @@ double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
 void Runner::time_kept(std::vector<Row>& rows) {
   if (kept_.empty()) return;
   const size_t n = kept_.size();
-  for (size_t k = 0; k < n; ++k)
-    if (k >= rows.size() || rows[k].algorithm != kept_[k].c.algorithm)
-      throw std::logic_error("time_kept: the rows are not those measure() kept, in its order");
-  if (rows.size() != n) throw std::logic_error("time_kept: a row was measured and never kept");
+  bool same = rows.size() == n;
+  for (size_t k = 0; same && k < n; ++k) same = rows[k].algorithm == kept_[k].c.algorithm;
+  if (!same)
+    throw std::logic_error("time_kept: the rows are not those measure() kept, in its order");
   for (const Kept& k : kept_) warm_up(k.c);
   const int iters = opts_.iters_for(rows.front().bytes);
   std::vector<std::vector<double>> mine(n, std::vector<double>(iters)), arrived_s = mine;
