@@ -37,6 +37,8 @@ struct Settings {
   // The ranks share one GPU over direct access: the "link" is its memory,
   // and a step's bytes are every rank's moved in it (time-model.md).
   bool shared_gpu = false;
+  double call_us =
+      0;  // --call: a shared GPU's call apart from its steps (a launch and a host wait)
   // Behind the ports: the switch (none), or a ring or torus of nodes whose
   // busiest link is charged (core/comm/topology.hpp).
   std::optional<Topology> topology;
@@ -281,7 +283,7 @@ void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_
       const double N = double(bytes);
       const ScaledTraffic f{per_B[i].steps, per_B[i].port_critical_B * N,
                             per_B[i].reduced_max_rank_B * N};
-      rows.push_back({P, N, s.algorithms[i], f, port_per_B[i] * N, time_us(s.link, f)});
+      rows.push_back({P, N, s.algorithms[i], f, port_per_B[i] * N, s.call_us + time_us(s.link, f)});
     }
 }
 
@@ -426,6 +428,11 @@ std::optional<Settings> parse(int argc, char** argv) {
   app.add_flag("--shared-gpu", shared_gpu,
                "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
                "GPU's memory (its copy GB/s); P up to 64");
+  app.add_option("--call", s.call_us,
+                 "with --shared-gpu: what a call costs apart from its steps, us (a launch and a "
+                 "host wait; default 0)")
+      ->type_name("US")
+      ->check(finite_within(0, 1e9));
   app.set_version_flag("--version", version_text("predict"));
   try {
     app.parse(argc, argv);
@@ -441,6 +448,8 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.link = chosen_link(l.name, l.alpha_us, l.GBps, l.folder);
   if (l.gamma_GBps) s.link.gamma_GBps = *l.gamma_GBps;
   if (shared_gpu) on_a_shared_gpu(s, !l.name.empty() || !l.folder.empty() || l.gamma_GBps);
+  if (app.count("--call") && !shared_gpu)
+    throw UsageError("--call: a call's own cost is a shared GPU's term (--shared-gpu)");
   s.algorithms = chosen_algorithms(algorithms, shared_gpu);
   if (!shared_gpu) only_where_they_run(s, algorithms != "all");
   on_a_topology(s, topology, algorithms != "all");
@@ -453,10 +462,10 @@ std::optional<Settings> parse(int argc, char** argv) {
 std::string header(const Settings& s) {
   if (s.shared_gpu)
     return fmt::format(
-        "# predict: all-reduce, the ranks sharing one GPU over direct access: t = a step x steps + "
-        "every rank's bytes moved in the GPU's memory / its bandwidth (docs/time-model.md)\n"
-        "# a step {:g} us, the memory {:g} GB/s\n",
-        s.link.alpha_us, s.link.GBps);
+        "# predict: all-reduce, the ranks sharing one GPU over direct access: t = a call + a step "
+        "x steps + every rank's bytes moved in the GPU's memory / its bandwidth "
+        "(docs/time-model.md)\n# a call {:g} us, a step {:g} us, the memory {:g} GB/s\n",
+        s.call_us, s.link.alpha_us, s.link.GBps);
   std::string h = fmt::format(
       "# predict: all-reduce, t = alpha x steps + beta x bytes through the busiest node's link + "
       "gamma x "

@@ -348,8 +348,11 @@ std::string against_library(const std::vector<Measurement>& rows) {
 std::vector<double> regressors(const Measurement& m) {
   if (!m.hand() || !m.model_steps || !m.model_critical_path_B) return {1.0, double(m.bytes)};
   // Ranks sharing one GPU over direct access share its memory: a step's
-  // fixed cost, and every rank's bytes moved in memory (time-model.md).
-  if (m.shares_gpu_memory()) return {double(*m.model_steps), double(*m.memory_moved_B)};
+  // fixed cost, every rank's bytes moved in memory, no gamma of its own (the
+  // reductions are among those bytes), and a call's own cost (a launch and
+  // a host wait: time-model.md), last so that the columns mean what the
+  // tables say they do.
+  if (m.shares_gpu_memory()) return {double(*m.model_steps), double(*m.memory_moved_B), 0.0, 1.0};
   // Ranks of one node on host buffers share its memory: each step's busiest
   // rank's bytes moved, and every rank's (time-model.md).
   if (m.on_one_node_memory())

@@ -270,11 +270,12 @@ std::string summary_prose(bool gpu_memory, bool node_memory, const std::string& 
       "master-worker, reduced bytes are half the port bytes, and a fit cannot tell the two "
       "apart.{2}{3}{4}\n\n",
       large, percent(kWithin),
-      gpu_memory ? " Where the ranks shared one GPU over direct access the resource is its "
-                   "memory, not a port: t = a step's cost x steps + every rank's bytes moved in "
-                   "memory (memory_moved_B) / the memory's bandwidth, beside the GPU's copy "
-                   "bandwidth (machine.md)."
-                 : "",
+      gpu_memory
+          ? " Where the ranks shared one GPU over direct access the resource is its "
+            "memory, not a port: t = a call's cost + a step's cost x steps + every rank's bytes "
+            "moved in memory (memory_moved_B) / the memory's bandwidth, beside the GPU's "
+            "copy bandwidth (machine.md)."
+          : "",
       node_memory
           ? " Where the ranks ran on one node on host buffers the resource is the node's "
             "memory, not a port: t = alpha x steps + each step's busiest rank's bytes moved in "
@@ -291,7 +292,7 @@ std::string summary_prose(bool gpu_memory, bool node_memory, const std::string& 
                                     network));
 }
 
-// A fit of ranks sharing a GPU's memory: a step's cost, the memory's bandwidth.
+// A fit of ranks sharing a GPU's memory: a call's cost, a step's, the memory's bandwidth.
 std::string gpu_memory_line(const Data& data, const Fit& f, std::optional<double> copy_GBps) {
   const std::string copy = copy_GBps ? fmt::format("{:.0f} GB/s", *copy_GBps) : "not measured";
   const std::string vs =
@@ -299,9 +300,9 @@ std::string gpu_memory_line(const Data& data, const Fit& f, std::optional<double
           ? fmt::format(", fitted {:+.0f}%", (1e-3 / f.at(1) / *copy_GBps - 1) * 100)
           : "";
   return fmt::format(
-      "- **{} {}**: a step {:.1f} us, the GPU's memory {} (its copy: {}{}); R^2 {:.3f}; "
-      "leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
-      data.first, data.second, f.at(0),
+      "- **{} {}**: a call {:.1f} us and a step {:.1f} us, the GPU's memory {} (its copy: "
+      "{}{}); R^2 {:.3f}; leave-one-out error {:.0f}% at most, {:.0f}% median; {} rows.\n",
+      data.first, data.second, f.at(3), f.at(0),
       f.at(1) > 0 ? fmt::format("{:.3g} GB/s", 1e-3 / f.at(1)) : std::string("-"), copy, vs, f.r2,
       f.loo_max * 100, f.loo_median * 100, f.n);
 }

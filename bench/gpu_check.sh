@@ -501,8 +501,9 @@ if len(X) >= 3:
         p(f"\n{within} of {len(fit)} algorithms within 15% at every such row.\n")
 # launches and host waits, against what tests/gpu_test.sh holds registered rows to
 p("## What a call asked of the GPU (gpu_launches / gpu_host_waits, the busiest rank)\n")
-p("tests/gpu_test.sh holds registered rows to: launches <= messages (msgs_total) + 4; host waits 1 "
-  "with device signals, at most 2 x steps + 1 with host signals. Private buffers add their copies in and out.\n")
+p("tests/gpu_test.sh holds rows to: with device signals one launch (the call's device program) and one "
+  "host wait; with host signals launches <= messages (msgs_total) + 4 and at most 2 x steps + 1 host waits "
+  "(private buffers add their copies in and out).\n")
 p("| condition | P | algorithm | 4 KiB launches/waits | 64 MiB launches/waits | msgs_total, steps (64 MiB) |\n|---|---|---|---|---|---|")
 for cond in ("mps_device", "mps_registered", "mps_host", "nomps"):
     for P in (4, 8):

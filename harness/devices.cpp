@@ -47,8 +47,8 @@ std::string signals_text(Signals s, bool gpu) {
     return s == Signals::device ? "signals: device (the signal pads, run by the host)"
                                 : "signals: host";
   return s == Signals::device
-             ? "signals: device (each message one kernel that waits and signals; the host "
-               "waits once a call)"
+             ? "signals: device (a call is one kernel, its device program, that waits and "
+               "signals; one launch and one host wait a call)"
              : "signals: host (the host waits for the GPU and signals at each step)";
 }
 

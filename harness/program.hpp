@@ -6,6 +6,7 @@
 #pragma once
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "admission.hpp"
@@ -13,6 +14,7 @@
 #include "core/comm/errors.hpp"
 #include "core/comm/nodes.hpp"
 #include "core/transports/make_transport.hpp"
+#include "core/vocabulary/failures.hpp"
 
 namespace commlab {
 
@@ -66,6 +68,8 @@ int run_program(int argc, char** argv,
     rc = run(*parsed.settings, comm, nodes);
   } catch (const std::exception& e) {  // e.g. out of memory on one rank: stop them all
     abort_all(comm, e);
+  } catch (const OtherRankFailed&) {  // a wait that saw another rank's failure: its line says why
+    abort_all(comm, std::runtime_error("stopped: another rank failed first (its error says why)"));
   }
   comm.reset();  // what a transport holds (the direct transport's shared windows) goes before MPI
                  // does

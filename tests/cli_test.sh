@@ -261,6 +261,14 @@ pred --shared-gpu --alpha 8 --bandwidth 4241 -P 4 -m 4K:64M -a one_shot,two_shot
   && grep -q "^P = 4: one_shot up to 3.6 MiB, then two_shot$" "$TMP/out" \
   && grep -Eq "^ +4 +64 MiB .* two_shot$" "$TMP/out" \
   && ok "predict --shared-gpu: one_shot, then two_shot from 3.6 MiB" || { fail "predict --shared-gpu"; cat "$TMP/out"; }
+# A call's own cost (one launch and a host wait) beside a step's: one_shot
+# at 4 KiB is 8 + 1.5 + 5 x 4 KiB x 4 ranks / 4241 GB/s = 9.52 us.
+pred --shared-gpu --call 8 --alpha 1.5 --bandwidth 4241 -P 4 -m 4K:64M -a one_shot,two_shot,ring \
+  && grep -q "^# a call 8 us, a step 1.5 us, the memory 4241 GB/s$" "$TMP/out" \
+  && grep -Eq "^ +4 +4 KiB +17.01 +9.52 +11.01 +one_shot$" "$TMP/out" \
+  && grep -q "^P = 4: one_shot up to 690 KiB, then two_shot$" "$TMP/out" \
+  && ok "predict --shared-gpu --call: a call beside the steps" || { fail "predict --shared-gpu --call"; cat "$TMP/out"; }
+pred --link ib-hdr -P 4 --call 8; refused $? "predict --call without --shared-gpu" "a shared GPU's term"
 # --topology: on a ring of 8 nodes the busiest link decides (docs/algorithms.md
 # works it by hand): Swing's bandwidth-optimal all-reduce beats Rabenseifner's,
 # which ties it on the switch; bad rings refused.

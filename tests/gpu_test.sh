@@ -151,12 +151,12 @@ else
 fi
 # What a call asks of the GPU over direct access (the rows' gpu_launches and
 # gpu_host_waits, the busiest rank's), at 6 MB, where a message cut in
-# pieces would take dozens: each message one launch, so no more launches
-# than messages in all and a few (the input's copy, one_shot's fences); with
-# the device's signals (the default where ranks' kernels run at once: MPS,
-# a GPU each, the emulated GPU) the host waits once a call, at its end; with
-# the host's (COMMLAB_DIRECT_SIGNAL=host) at most twice a step. The
-# in-process tests hold each message to one launch exactly.
+# pieces would take dozens. With the device's signals (the default where
+# ranks' kernels run at once: MPS, a GPU each, the emulated GPU) a call is
+# one device program (core/device/program.hpp): one launch and one host wait.
+# With the host's (COMMLAB_DIRECT_SIGNAL=host) each message is one launch
+# (no more launches than messages and a few: the input's copy, one_shot's
+# fences) and the host waits at most twice a step.
 for signals in device host; do
   for P in 2 4; do
     rm -f "$TMP/costs.csv"
@@ -165,19 +165,36 @@ for signals in device host; do
        && grep -q "signals: $signals" "$TMP/out"; then
       bad=$("$REPORT" --column impl,algorithm,steps,gpu_launches,gpu_host_waits,msgs_total "$TMP/costs.csv" |
         awk -F'\t' -v s="$signals" '$1 == "hand" {
-          ++n; waits_ok = s == "device" ? $5 == 1 : $5 <= 2 * $3 + 1
-          if (!($4 != "" && $4 <= $6 + 4 && waits_ok)) printf "%s: %s launches, %s waits in %s steps; ", $2, $4, $5, $3 }
+          ++n
+          ok = s == "device" ? $4 == 1 && $5 == 1 : $4 != "" && $4 <= $6 + 4 && $5 <= 2 * $3 + 1
+          if (!ok) printf "%s: %s launches, %s waits in %s steps; ", $2, $4, $5, $3 }
           END { if (n < 11) printf "%d hand-written rows, not 11", n }')
-      [ -z "$bad" ] && ok "direct, $signals signals, P=$P: a launch per message, host waits as they should be" \
+      [ -z "$bad" ] && ok "direct, $signals signals, P=$P: $([ $signals = device ] && echo "one launch and one host wait a call" || echo "a launch per message, host waits as they should be")" \
         || fail "direct, $signals signals, P=$P: $bad"
     else
       fail "direct, $signals signals, P=$P (exit $?)"
     fi
   done
 done
-for prog in bcast gather alltoall reduce_scatter; do
-  CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run 3 "$BIN/$prog" -d cuda --transport direct -n 1,100003 -i 1 -x 0 -r 1 \
-    && ! grep -q FAIL "$TMP/out" && ok "$prog over direct access on the GPU, P=3" || fail "$prog direct on the GPU"
+# Every operation over direct access with the device's signals: right, and
+# each hand-written algorithm's call one launch and one host wait; at P = 3
+# on private buffers (copied in and out inside the same program), root 1,
+# and at P = 8 on registered ones.
+for case in "3 -r 1" "8 --registered"; do
+  P=${case%% *} flags=(${case#* })
+  rm -f "$TMP/ops.csv"
+  for prog in $PROGRAMS; do
+    [ "$prog" = barrier ] && continue  # no buffers: its check times the ranks, not the stream
+    CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} run "$P" "$BIN/$prog" -d cuda --transport direct \
+      "${flags[@]}" -n 1,100003 -i 1 -x 0 --csv "$TMP/ops.csv" && ! grep -q FAIL "$TMP/out" \
+      || fail "$prog over direct access on the GPU, P=$P ${flags[*]}"
+  done
+  summary=$("$REPORT" --column program,impl,gpu_launches,gpu_host_waits "$TMP/ops.csv" |
+    awk -F'\t' '$2 == "hand" { ++n; if ($3 != 1 || $4 != 1) bad = bad $1 ": " $3 "/" $4 "; " }
+      END { print n + 0, bad }')
+  [ "${summary#* }" = "" ] && [ "${summary%% *}" -ge 60 ] \
+    && ok "every operation over direct, P=$P ${flags[*]}: ${summary%% *} hand-written rows, one launch and one host wait each" \
+    || fail "every operation over direct, P=$P ${flags[*]}: ${summary%% *} rows; launches/waits: ${summary#* }"
 done
 [ $mps_started = 1 ] && echo quit | nvidia-cuda-mps-control
 # GPUs that cannot read each other (emulated: COMMLAB_EMULATED_PEER_FAULT):
@@ -188,6 +205,20 @@ if [ $emulated = 1 ]; then
   COMMLAB_EMULATED_PEER_FAULT=read:2 run 3 "$BIN/allreduce" -d cuda --transport direct -n 100 -i 1 -x 0
   refused $? "a GPU that reads wrong bytes from its peers" \
     "^error: rank 2: --transport direct: reading rank 0's memory (GPU emulated) from GPU emulated by a copy gave wrong bytes"
+  # A device program that fails on one rank (as a kernel whose wait timed
+  # out: it raises the ranks' shared failed word): that rank says why in one
+  # line, and every rank stops at once (not after its own 60 s deadline:
+  # those that see the word first say "another rank failed first"), with
+  # no hang and no crash.
+  start=$SECONDS
+  COMMLAB_EMULATED_PEER_FAULT=fail:1 run 3 "$BIN/allreduce" -d cuda --transport direct -a ring -n 100 -i 1 -x 0
+  rc=$?
+  if [ $rc != 0 ] && [ $((SECONDS - start)) -lt 30 ] && ! grep -q "terminate called" "$TMP/err" \
+     && grep -q "^error: rank 1: a failure injected into its device program" "$TMP/out" "$TMP/err"; then
+    ok "a device program that fails on rank 1: it says why, every rank stops (exit $rc, $((SECONDS - start)) s)"
+  else
+    fail "a device program that fails on one rank (exit $rc, $((SECONDS - start)) s)"
+  fi
 fi
 
 # More than the GPU holds: one line, exit 2, before anything is allocated.

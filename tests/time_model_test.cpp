@@ -161,6 +161,14 @@ TEST_CASE("time model: ranks sharing a GPU, its memory the resource, worked by h
   // At 64 MiB two_shot moves less than one_shot: the GPU's model picks it.
   CHECK(gpu.predict_us(allreduce_two_shot_algorithm().model(4, 16 * count, 4, 0)) <
         gpu.predict_us(allreduce_one_shot_algorithm().model(4, 16 * count, 4, 0)));
+  // A call's own cost (one launch and a host wait: its device program) is
+  // added once, whatever the steps: it moves no choice.
+  CostModel with_call = gpu;
+  with_call.shared->call_us = 8;
+  CHECK(with_call.predict_us(allreduce_ring_algorithm().model(4, count, 4, 0)) ==
+        Approx(8 + 6 * 5 + 60 * MiB / 1e6));
+  CHECK(with_call.predict_us(allreduce_one_shot_algorithm().model(4, count, 4, 0)) ==
+        Approx(8 + 5 + 80 * MiB / 1e6));
   // A private buffer copied in by every rank at once: 4 ranks x 2 x 4 MiB.
   CHECK(gpu.copy_us(4 * MiB, 4) == Approx(32 * MiB / 1e6));
   // The ring's input copied into its result first, by every rank at once (4 x

@@ -42,7 +42,9 @@ double CostModel::step_us(const StepLoad& s) const {
 }
 
 double CostModel::predict_us(const Traffic& t) const {
-  if (shared) return double(t.steps) * shared->step_us + double(memory_B(t)) / (shared->GBps * 1e3);
+  if (shared)
+    return shared->call_us + double(t.steps) * shared->step_us +
+           double(memory_B(t)) / (shared->GBps * 1e3);
   double us = 0;
   for (const StepLoad& s : t.path) us += step_us(s);
   return us;
@@ -179,7 +181,8 @@ void scale(CostModel& m, const ProbeScale& s) {
   for (double& us : m.exchange.us) us = s.alpha * alpha + s.beta * (us - alpha);
   for (double& us : m.reduce.us) us *= s.gamma;
   if (s.overlap) m.overlap = *s.overlap;
-  if (m.shared) m.shared->step_us *= s.alpha, m.shared->GBps /= s.beta;
+  if (m.shared)
+    m.shared->step_us *= s.alpha, m.shared->call_us *= s.alpha, m.shared->GBps /= s.beta;
   m.source += fmt::format(", scaled {},{},{}{}", s.alpha, s.beta, s.gamma,
                           s.overlap ? fmt::format(",{}", *s.overlap) : "");
 }
@@ -196,6 +199,8 @@ CostModel alpha_beta(double alpha_us, double GBps) {
 namespace {
 
 constexpr size_t kLargest_B = kProbeScratch_B / 3;
+// The exchange curve's steps a call (waiting for each other, as an algorithm's do).
+constexpr int kCurveSteps = 4;
 
 // The median of `reps` runs of f() on every rank at once, as rank 0 saw it:
 // not the best, which on a crowded machine is the rare run that found every
@@ -253,13 +258,12 @@ void measure_curves(Comm& comm, const Reduction* red, char* out, char* in, char*
     const int reps = b <= (64 << 10) ? 20 : 3;
     // Steps that wait for each other, as an algorithm's do: each sends on
     // what the last received, so a rank waits for its left neighbour's step.
-    constexpr int kSteps = 4;
     auto steps = [&] {
-      for (int s = 0; s < kSteps; ++s)
+      for (int s = 0; s < kCurveSteps; ++s)
         shift(comm, s % 2 ? in : out, s % 2 ? out : in, acc, b, nullptr);
     };
     m.exchange.bytes.push_back(double(b));
-    m.exchange.us.push_back(comm.size() > 1 ? median_us(comm, reps, steps) / kSteps : 0);
+    m.exchange.us.push_back(comm.size() > 1 ? median_us(comm, reps, steps) / kCurveSteps : 0);
     if (!red || b < 64) continue;  // below a few elements, the call's own cost
     m.reduce.bytes.push_back(double(b));
     m.reduce.us.push_back(
@@ -281,18 +285,28 @@ double measure_overlap(Comm& comm, const Reduction* red, char* out, char* in, ch
   return hideable > 0 ? std::clamp((apart - pipelined) / hideable, 0.0, 1.0) : 0;
 }
 
+// A shared GPU's step and call from two calls of exchanges of nothing: the
+// exchange curve's (kCurveSteps a call, per step: call / kCurveSteps + step)
+// and one of a single step (call + step).
+SharedMemory split_call(double curve_step_us, double one_step_call_us, double GBps) {
+  const double step =
+      std::max(0.0, (kCurveSteps * curve_step_us - one_step_call_us) / (kCurveSteps - 1));
+  return SharedMemory{step, GBps, std::max(0.0, one_step_call_us - step)};
+}
+
 // Rank 0's figures for every rank, so that all choose alike.
 void share_rank0(Comm& comm, CostModel& m) {
   std::vector<double> figures = m.exchange.us;
   figures.insert(figures.end(), m.reduce.us.begin(), m.reduce.us.end());
   figures.push_back(m.overlap);
   figures.push_back(m.shared ? m.shared->GBps : 0);
+  figures.push_back(m.shared ? m.shared->call_us : 0);
   MPI_Bcast(figures.data(), int(figures.size()), MPI_DOUBLE, 0, comm.mpi());
   const size_t nx = m.exchange.us.size(), nr = m.reduce.us.size();
   std::copy_n(figures.begin(), nx, m.exchange.us.begin());
   std::copy_n(figures.begin() + nx, nr, m.reduce.us.begin());
   m.overlap = figures[nx + nr];
-  if (m.shared) m.shared = SharedMemory{m.exchange.at(0), figures[nx + nr + 1]};
+  if (m.shared) m.shared = split_call(m.exchange.at(0), figures[nx + nr + 2], figures[nx + nr + 1]);
 }
 
 }  // namespace
@@ -320,6 +334,10 @@ CostModel probe_cost(Comm& comm, const Reduction* red, bool shared_gpu) {
     m.shared =
         SharedMemory{0, comm.rank() == 0 ? gpu::measure_bandwidth(kGpuCopy_B, 5).copy_GBps : 0};
     MPI_Barrier(comm.mpi());
+    // A call of one step, beside the curve's calls of four: what a call
+    // costs apart from its steps (share_rank0 splits the two).
+    if (comm.size() > 1)
+      m.shared->call_us = median_us(comm, 20, [&] { shift(comm, out, in, acc, 0, nullptr); });
     m.source = "probe, GPU memory shared by the ranks";
   }
   share_rank0(comm, m);
@@ -359,8 +377,10 @@ std::string describe(const CostModel& m) {
     return us > 0 ? fmt::format("1/{:.1f} GB/s", kMiB / 2 / us / 1e3) : std::string("-");
   };
   if (m.shared)
-    return fmt::format("a step {:.2f} us, the GPU's memory {:.0f} GB/s, shared by the ranks ({})",
-                       m.shared->step_us, m.shared->GBps, m.source);
+    return fmt::format(
+        "a call {:.2f} us and a step {:.2f} us, the GPU's memory {:.0f} GB/s, shared by the "
+        "ranks ({})",
+        m.shared->call_us, m.shared->step_us, m.shared->GBps, m.source);
   return fmt::format("alpha {:.2f} us, beta {} (1 MiB), gamma {} (1 MiB), overlap {:.2f} ({})",
                      m.exchange.at(0), rate(m.exchange), rate(m.reduce), m.overlap, m.source);
 }

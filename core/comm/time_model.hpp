@@ -42,11 +42,14 @@ struct Curve {
 
 // Ranks sharing one GPU (over direct access): their copies and reductions
 // share its memory, so what a call costs is every rank's bytes moved over the
-// memory's bandwidth, plus a fixed cost per step (a launch that signals and
-// waits), whichever rank is busiest: the GPU's model (docs/time-model.md).
+// memory's bandwidth, plus a fixed cost per step (its signals and waits) and
+// one per call (with the device's signals a call is one launch and one host
+// wait: its device program), whichever rank is busiest: the GPU's model
+// (docs/time-model.md).
 struct SharedMemory {
-  double step_us = 0;  // one step: launch, signals, waits
+  double step_us = 0;  // one step: signals, waits
   double GBps = 0;     // the memory's, bytes read + written (a copy's figure)
+  double call_us = 0;  // one call apart from its steps: a launch and a host wait
 };
 
 // One node's memory load of a schedule (memory_load, below).
@@ -59,8 +62,8 @@ struct CostModel {
   Curve exchange, reduce;
   double overlap = 0;  // 0: a pipelined reduction hides nothing; 1: all but the last
   std::string source;  // where the figures come from, for the table's header
-  // Set for ranks sharing one GPU: predictions are steps x step_us + the
-  // model's memory bytes (memory_B) over GBps, not the port's curves.
+  // Set for ranks sharing one GPU: predictions are call_us + steps x step_us
+  // + the model's memory bytes (memory_B) over GBps, not the port's curves.
   std::optional<SharedMemory> shared;
   // One node's memory, for ranks on host buffers (probe_copies): the us to
   // copy b bytes for one rank alone while the others wait, and for each rank

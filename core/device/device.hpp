@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/vocabulary/types.hpp"
-#include "signals.hpp"
+#include "program.hpp"
 
 namespace commlab::gpu {
 
@@ -59,19 +59,22 @@ void* open_shared(const IpcHandle& handle);
 void close_shared(void* p);
 
 // Queued on the stream, in order: later work sees their results. Each is
-// one launch (one copy, or one kernel, whatever the alignment).
+// one launch (one copy, or one kernel, whatever the alignment), after the
+// program gathered so far (program()).
 void copy(void* dst, const void* src, size_t bytes);                   // any direction
 void reduce(DType t, Op op, void* acc, const void* in, size_t count);  // acc[i] = acc[i] op in[i]
 // dst[i] = a[i] op b[i], one pass; dst may be a or b.
 void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count);
 // dst[i] = terms[0][i] op terms[1][i] op ..., one pass (one launch per 32 terms).
 void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, size_t count);
-// A direct transport's message or fence, flags written and polled by the
-// kernel (signals.hpp). A wait that times out stops the op and is reported
-// by the next sync, as one line naming the rank and what it waited for.
-// Returns how many blocks count themselves in op.done (its take's).
-uint64_t signal(const SignalOp& op);
-// How many ranks' kernels share this GPU: a signal op takes a share of its
+// The device program being gathered (program.hpp): a direct transport's
+// messages and fences (flags written and polled by the kernel, signals.hpp),
+// and the copies and reductions its Memory adds beside them. Launched as
+// one kernel before any call here queues or waits for anything else. A wait
+// that times out stops the kernel and is reported by the next sync, as one
+// line naming the rank and what it waited for.
+Program& program();
+// How many ranks' kernels share this GPU: a program takes a share of its
 // blocks small enough that all of theirs are resident at once.
 void share_with(int ranks_on_this_gpu);
 void sync();  // until everything queued has finished

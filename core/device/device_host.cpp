@@ -32,7 +32,7 @@ void copy(void*, const void*, size_t) { no_cuda(); }
 void reduce(DType, Op, void*, const void*, size_t) { no_cuda(); }
 void reduce_to(DType, Op, void*, const void*, const void*, size_t) { no_cuda(); }
 void reduce_many(DType, Op, void*, const void* const*, int, size_t) { no_cuda(); }
-uint64_t signal(const SignalOp&) { no_cuda(); }
+Program& program() { no_cuda(); }
 void share_with(int) {}
 void sync() { no_cuda(); }
 Activity activity() { return {}; }

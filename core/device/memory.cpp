@@ -50,7 +50,9 @@ void Memory::copy(void* dst, const void* src, size_t bytes) {
   if (log_) log_->copied(dst, src, bytes);
   moved_B_ += 2 * bytes;
   queue();
-  if (on_gpu())
+  if (programs_)
+    gpu::program().copy(dst, src, bytes);
+  else if (on_gpu())
     gpu::copy(dst, src, bytes);
   else
     std::memcpy(dst, src, bytes);
@@ -61,7 +63,9 @@ void Memory::reduce(const Reduction& red, void* acc, const void* in, size_t coun
   if (log_) log_->reduced(red, acc, in, nullptr, count);
   moved_B_ += 3 * count * red.esize();
   queue();
-  if (on_gpu())
+  if (programs_)
+    gpu::program().reduce_to(red.dtype, red.op, acc, acc, in, count);
+  else if (on_gpu())
     gpu::reduce(red.dtype, red.op, acc, in, count);
   else
     red.apply(acc, in, count);
@@ -73,7 +77,9 @@ void Memory::reduce_to(const Reduction& red, void* dst, const void* a, const voi
   if (log_) log_->reduced(red, dst, a, b, count);
   moved_B_ += 3 * count * red.esize();
   queue();
-  if (on_gpu())
+  if (programs_)
+    gpu::program().reduce_to(red.dtype, red.op, dst, a, b, count);
+  else if (on_gpu())
     gpu::reduce_to(red.dtype, red.op, dst, a, b, count);
   else
     red.apply_to(dst, a, b, count);
@@ -85,6 +91,7 @@ void Memory::reduce_many(const Reduction& red, void* dst, const void* const* ter
   if (log_) log_->cannot_replay("a reduction of many terms");
   moved_B_ += uint64_t(n + 1) * count * red.esize();
   queue();
+  if (programs_) return gpu::program().reduce_many(red.dtype, red.op, dst, terms, n, count);
   if (on_gpu()) return gpu::reduce_many(red.dtype, red.op, dst, terms, n, count);
   // In blocks that stay in cache: the first two terms, then each other folded in.
   constexpr size_t kBlock_B = 64 << 10;
@@ -101,12 +108,13 @@ void Memory::reduce_many(const Reduction& red, void* dst, const void* const* ter
   }
 }
 
-uint64_t Memory::signal(const SignalOp& op) {
+void Memory::signal(const SignalOp& op) {
   if (log_) log_->cannot_replay("a signal between ranks");
   queue();
-  if (on_gpu()) return gpu::signal(op);
-  run_signal_op(op);
-  return 0;
+  if (on_gpu())
+    gpu::program().signal(op);
+  else
+    run_signal_op(op);
 }
 
 void Memory::sync() {

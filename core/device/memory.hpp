@@ -50,9 +50,13 @@ class Memory {
   // pass (one_shot's sum of every rank's buffer); dst may be terms[0].
   void reduce_many(const Reduction& red, void* dst, const void* const* terms, int n, size_t count);
   // A direct transport's message or fence with flags that the GPU, not the
-  // host, writes and polls (signals.hpp); on the host, run at once. Returns
-  // what op.done grows by (the GPU kernel's blocks that count themselves).
-  uint64_t signal(const SignalOp& op);
+  // host, writes and polls (signals.hpp): on the GPU a step of the device
+  // program (gpu::program()); on the host, run at once.
+  void signal(const SignalOp& op);
+  // GPU: from now on (until told otherwise) the copies and reductions too
+  // are steps of the device program, so that a call over direct access is
+  // one launch (direct_device_signals.hpp turns it on). Host: nothing.
+  void gather_programs(bool on) { programs_ = on && on_gpu(); }
   // GPU: until every queued copy and kernel has finished (also what others
   // queued on the stream: NCCL, the staged transport). Host: nothing.
   void sync();
@@ -81,6 +85,7 @@ class Memory {
   uint64_t moved_B_ = 0;
   uint64_t ops_ = 0, waits_ = 0;
   bool queued_ = false;  // an op since the last sync
+  bool programs_ = false;
   MemoryLog* log_ = nullptr;
   void queue() { ++ops_, queued_ = true; }
 };

@@ -28,6 +28,11 @@ std::string describe_wait(int rank, const SignalWait& w, double seconds) {
     case Awaited::fence:
       what = fmt::format("rank {} to reach fence {}", w.peer, w.at_least);
       break;
+    case Awaited::blocks:
+      return fmt::format(
+          "rank {} waited {:g} s for its own kernel's blocks to finish a step "
+          "(the GPU cannot keep them all resident, or one failed)",
+          rank, seconds);
   }
   return fmt::format("rank {} waited {:g} s for {}: the schedule deadlocks, or rank {} failed",
                      rank, seconds, what, w.peer);

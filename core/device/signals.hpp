@@ -10,7 +10,6 @@
 //   slots[q][n % 16]   q                where q's message n lies: offset, bytes
 //   taken[q]           q                messages of r's that q has read
 //   fence[q]           q                fences q has reached
-//   done               r's own blocks   blocks that finished a receive
 //
 // Counters only grow (the host knows every value it waits for: the n-th
 // message of a lane, the k-th fence), so nothing is ever reset. A SignalOp
@@ -23,9 +22,10 @@
 // Every wait has a deadline: past it the op stops and says which rank waited
 // for what, instead of hanging.
 //
-// Three executors, one meaning: the GPU's kernel (device_cuda.cu), the host
-// (run_signal_op below: the in-process tests' ranks as threads, and the
-// emulated GPU's stream).
+// On the GPU the ops of a call are the steps of one device program
+// (program.hpp), one kernel. Three executors, one meaning: that kernel
+// (device_cuda.cu), the host (run_signal_op below: the in-process tests'
+// ranks as threads, and the emulated GPU's stream).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,14 +50,13 @@ struct SignalPad {
   char* base;
   int P;
   static size_t bytes(int P) {
-    return (3 * size_t(P) + 1) * sizeof(SignalLine) + size_t(P) * kSignalSlots * sizeof(SignalSlot);
+    return 3 * size_t(P) * sizeof(SignalLine) + size_t(P) * kSignalSlots * sizeof(SignalSlot);
   }
   uint64_t* posted(int q) const { return &line(q)->value; }
   uint64_t* taken(int q) const { return &line(P + q)->value; }
   uint64_t* fence(int q) const { return &line(2 * P + q)->value; }
-  uint64_t* done() const { return &line(3 * P)->value; }
   SignalSlot* slot(int q, uint64_t n) const {
-    auto* slots = reinterpret_cast<SignalSlot*>(line(3 * P + 1));
+    auto* slots = reinterpret_cast<SignalSlot*>(line(3 * P));
     return slots + size_t(q) * kSignalSlots + n % kSignalSlots;
   }
 
@@ -66,7 +65,8 @@ struct SignalPad {
 };
 
 // What a wait waits for, to say so when it times out.
-enum class Awaited : int { room, posted, taken, fence };
+// `blocks`: a device program's blocks, at the barrier that ends a step.
+enum class Awaited : int { room, posted, taken, fence, blocks };
 struct SignalWait {
   const uint64_t* flag = nullptr;
   uint64_t at_least = 0;
@@ -95,8 +95,8 @@ struct SignalOp {
   SignalWrite write[kMaxSignalWaits];
   // 3. A message taken: once posted (arrived), the bytes its slot names at
   //    peer_base + offset copied to dst, or reduced into it (dst (op)= them);
-  //    then taken raised in the sender's pad. `done`/`done_target`: the
-  //    blocks of a kernel count themselves finished; the last one raises it.
+  //    then taken raised in the sender's pad (on the GPU once every block
+  //    of the kernel has moved its share).
   bool take = false;
   SignalWait arrived;
   const SignalSlot* from_slot = nullptr;
@@ -108,8 +108,6 @@ struct SignalOp {
   DType dtype = DType::float32;
   Op op = Op::sum;
   SignalWrite taken;
-  uint64_t* done = nullptr;
-  uint64_t done_before = 0;  // done's value before this op's blocks
   // 4. Counters in its own pad waited for (its sends taken, a fence).
   int waits = 0;
   SignalWait wait[kMaxSignalWaits];

@@ -12,6 +12,7 @@ DeviceSignalled::DeviceSignalled(Transport& control, Regions& regions, Memory& m
     : DirectTransport(control, regions, mem, timeout), sent_(P_), taken_from_(P_) {
   // The pads start at zero with their regions, and one transport uses them
   // (on the GPU they are device memory the host does not read).
+  mem_.gather_programs(true);
 }
 
 SignalOp DeviceSignalled::blank() const {
@@ -48,7 +49,6 @@ void DeviceSignalled::take(SignalOp& op, int from, char* dst, size_t bytes, cons
   op.reduce = fold != nullptr;
   if (fold) op.dtype = fold->red->dtype, op.op = fold->red->op;
   op.taken = {pad(from).taken(me_), k + 1};
-  op.done = mine.done();
   moved_.read_B += bytes;
   ++received_, ++receive_ops_;
 }

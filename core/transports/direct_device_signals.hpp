@@ -1,7 +1,8 @@
 // Direct access with device-side signalling (direct_transport.hpp,
 // signals.hpp): each message, fence or wait is one SignalOp queued on the
-// rank's Memory (one kernel on the GPU), which posts, waits and signals on
-// its own; the host queues a whole call and waits only at its end. The
+// rank's Memory, which posts, waits and signals on its own; on the GPU the
+// ops of a call and the copies and reductions between them are one device
+// program (program.hpp), one kernel; the host waits only at the call's end. The
 // counters' values are known here: the n-th message of a lane, the k-th
 // fence, so nothing is read back.
 #pragma once
@@ -16,6 +17,7 @@ class DeviceSignalled final : public DirectTransport {
  public:
   DeviceSignalled(Transport& control, Regions& regions, Memory& mem,
                   std::chrono::milliseconds timeout);
+  ~DeviceSignalled() override { mem_.gather_programs(false); }
 
   void exchange(int to, const void* s, size_t sbytes, int from, void* r, size_t rbytes,
                 const Fold* fold) override;
@@ -47,8 +49,7 @@ class DeviceSignalled final : public DirectTransport {
   std::vector<std::pair<int, uint64_t>> isends_;  // (to, number) until wait_sends
   std::vector<Recv> irecvs_;                      // until wait_all
   uint64_t fences_ = 0;
-  uint64_t done_ = 0;  // what this rank's pad's done counter has reached
-  void queue(SignalOp& op) { op.done_before = done_, done_ += mem_.signal(op); }
+  void queue(SignalOp& op) { mem_.signal(op); }
 };
 
 }  // namespace commlab

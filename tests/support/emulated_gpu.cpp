@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -25,8 +26,12 @@
 
 #include "core/device/device.hpp"
 #include "core/device/reduce.hpp"
+#include "core/vocabulary/failures.hpp"
 
 namespace commlab::gpu {
+
+// Which fault COMMLAB_EMULATED_PEER_FAULT gives this rank (below), or "".
+std::string peer_fault();
 
 namespace {
 
@@ -58,7 +63,34 @@ class Open {
   std::vector<std::pair<uintptr_t, size_t>> opened_;
 };
 
+Program g_program;  // gathered, not yet launched
+
+// COMMLAB_EMULATED_PEER_FAULT=fail:R: rank R's first signal step fails as a
+// kernel's timed-out wait does (device_cuda.cu): it raises the ranks' shared
+// `failed` word and reports itself; the other ranks' waits stop on the word.
+void fail_here(const SignalOp& op) {
+  if (op.failed) __atomic_store_n(op.failed, 1, __ATOMIC_RELEASE);
+  throw Timeout("a failure injected into its device program (COMMLAB_EMULATED_PEER_FAULT)");
+}
+
+// The gathered program as one launch: its steps in order, each with the
+// memory it touches opened for it (program.hpp's run_step, as the kernel).
+void launch_program() {
+  if (g_program.empty()) return;
+  auto program = std::make_shared<Program>(std::move(g_program));
+  g_program.clear();
+  g_stream.push_back([program, fail = peer_fault() == "fail"] {
+    for (const ProgramStep& s : program->steps()) {
+      if (fail && s.kind == StepKind::signal) fail_here(program->signal_of(s));
+      Open open(pointers_of(*program, s));
+      run_step(*program, s);
+    }
+  });
+  ++g_queued;
+}
+
 void enqueue(std::function<void()> work) {
+  launch_program();  // what was gathered comes first
   g_stream.push_back(std::move(work));
   ++g_queued;
 }
@@ -152,7 +184,8 @@ void release_shared(void* p) {
 // A GPU pair without working peer access, for the tests of the direct
 // transport's refusal: COMMLAB_EMULATED_PEER_FAULT=open:R makes world rank R's
 // opens fail (no peer access), read:R maps R a blank region in place of each
-// peer's (the wrong bytes a broken PCIe path returns).
+// peer's (the wrong bytes a broken PCIe path returns); fail:R makes R's
+// device program fail (launch_program).
 std::string peer_fault() {
   const char* fault = std::getenv("COMMLAB_EMULATED_PEER_FAULT");
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
@@ -237,35 +270,27 @@ void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, siz
   });
 }
 
-// A kernel that waits for flags another process's kernel writes: it runs
-// when this process waits for its stream, as any queued work here, and
-// spins (with the op's deadline) until the other process's stream, run
-// when that one waits, has written them. Every rank's kernels thus run at
-// once, as under MPS.
-uint64_t signal(const SignalOp& op) {
-  enqueue([op] {
-    std::vector<const void*> pointers{op.room.flag,    op.slot,       op.posted.flag,
-                                      op.arrived.flag, op.from_slot,  op.peer_base,
-                                      op.dst,          op.taken.flag, op.mine};
-    for (int i = 0; i < op.writes; ++i) pointers.push_back(op.write[i].flag);
-    for (int i = 0; i < op.waits; ++i) pointers.push_back(op.wait[i].flag);
-    pointers.erase(std::remove(pointers.begin(), pointers.end(), nullptr), pointers.end());
-    Open open(pointers);
-    run_signal_op(op);
-  });
-  return 0;  // run by one thread: no blocks count themselves
-}
+// A program's signal steps wait for flags another process's program
+// writes: it runs when this process waits for its stream, as any queued work
+// here, and spins (with the op's deadline) until the other process's stream,
+// run when that one waits, has written them. Every rank's programs thus run
+// at once, as under MPS.
+Program& program() { return g_program; }
 void share_with(int) {}
 
 void sync() {
   ++g_waits;
+  launch_program();
   run_until(g_queued);
 }
 bool sync_within(double) { return sync(), true; }
 Activity activity() { return {g_queued, g_waits}; }
 
 Event event_create() { return new EventMark; }
-void event_record(Event e) { static_cast<EventMark*>(e)->position = g_queued; }
+void event_record(Event e) {
+  launch_program();
+  static_cast<EventMark*>(e)->position = g_queued;
+}
 void event_wait(Event e) {
   ++g_waits;
   run_until(static_cast<EventMark*>(e)->position);
