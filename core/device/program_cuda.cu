@@ -38,6 +38,10 @@ struct SignalError {
 SignalError* g_error = nullptr;         // host view
 SignalError* g_error_device = nullptr;  // the kernels' view of the same
 int g_ranks_sharing = 1;                // ranks whose kernels share this GPU
+int g_resident_per_sm = 1;              // program blocks a multiprocessor holds (load_programs)
+Program g_program;                      // gathered, not yet launched
+uint64_t* g_barrier = nullptr;          // device memory: blocks that ended a step, ever
+uint64_t g_barrier_at = 0;              // its value once every launched kernel has run
 double g_deadline_s = 60;               // the last program's, for the message
 
 __device__ uint64_t load_acquire(const uint64_t* p) {
@@ -84,7 +88,9 @@ struct KernelStep {
 #if CUDART_VERSION >= 12010
 constexpr int kProgramSteps = 96, kProgramWaits = 256, kProgramWrites = 160, kProgramTerms = 64;
 #else
-constexpr int kProgramSteps = 12, kProgramWaits = 32, kProgramWrites = 24, kProgramTerms = 32;
+// Room for one op of the most waits and writes (kMaxSignalWaits) and one
+// fold of kTermsPerStep terms in any case: every step fits an empty program.
+constexpr int kProgramSteps = 6, kProgramWaits = 64, kProgramWrites = 64, kProgramTerms = 32;
 #endif
 struct KernelProgram {
   int rank = 0, steps = 0, waits = 0, writes = 0, terms = 0;
@@ -223,7 +229,10 @@ __device__ bool finish_signal(const KernelProgram& p, const KernelStep& s, int& 
 // The whole program: T and O are its reductions' (one per kernel; a
 // program of copies and signals alone takes any).
 template <class T, Op O>
-__global__ void __launch_bounds__(256) program_kernel(const __grid_constant__ KernelProgram p) {
+// Two blocks a multiprocessor at least (launch_program counts on it, and
+// load_programs checks it): the barrier needs every block resident.
+__global__ void __launch_bounds__(kThreads, 2)
+    program_kernel(const __grid_constant__ KernelProgram p) {
   __shared__ int ok;
   __shared__ SignalSlot slot;
   uint64_t ended = p.barrier_at;
@@ -259,6 +268,10 @@ void check_signals() {
   if (!g_error || g_error->code == 0) return;
   const SignalError e = *g_error;
   g_error->code = 0;
+  // Blocks that stopped early never reached their barriers: the count
+  // starts again (the stream is idle: this runs after a sync).
+  warn(cudaMemset(g_barrier, 0, sizeof(uint64_t)), "cudaMemset");
+  g_barrier_at = 0;
   if (e.code == 3) throw OtherRankFailed{};
   if (e.code == 2)
     throw std::runtime_error("rank " + std::to_string(e.rank) + " expected " +
@@ -298,10 +311,6 @@ uint64_t* device_view(uint64_t* failed) {
   return device;
 }
 
-Program g_program;              // gathered, not yet launched
-uint64_t* g_barrier = nullptr;  // device memory: blocks that ended a step, ever
-uint64_t g_barrier_at = 0;      // its value once every launched kernel has run
-
 // The step in the kernel's form, its lists appended to k's; false (k as it
 // was) where it does not fit.
 bool add_step(KernelProgram& k, const Program& program, const ProgramStep& s) {
@@ -327,8 +336,6 @@ bool add_step(KernelProgram& k, const Program& program, const ProgramStep& s) {
     out.first_write = uint32_t(k.writes), out.writes = uint16_t(op.writes);
     for (int i = 0; i < op.waits; ++i) k.wait[k.waits++] = op.wait[i];
     for (int i = 0; i < op.writes; ++i) k.write[k.writes++] = op.write[i];
-    k.rank = op.rank, k.failed = device_view(op.failed);
-    k.budget_ns = uint64_t(op.deadline_s * 1e9), g_deadline_s = op.deadline_s;
   }
   ++k.steps;
   return true;
@@ -357,17 +364,39 @@ void launch(const KernelProgram& k, DType t, Op op, unsigned blocks) {
 // first launch, and a load while another rank's program spins on this
 // one's flags would stall both (a program waits for its peers for the
 // whole call). A kernel's attributes are read only once it is loaded.
+// Also how many of its blocks a multiprocessor holds at once, the fewest of
+// any instantiation, at most 2: what launch_program may count on.
 void load_programs() {
+  int fewest = 2;
   for (DType t : all_dtypes())
     visit_dtype(t, [&](auto x) {
       using T = decltype(x);
       for (Op op : {Op::sum, Op::prod, Op::max, Op::min})
         visit_op(op, [&](auto o) {
+          auto* kernel = &program_kernel<T, decltype(o)::value>;
           cudaFuncAttributes attributes{};
-          check(cudaFuncGetAttributes(&attributes, program_kernel<T, decltype(o)::value>),
-                "loading the device program's kernels");
+          check(cudaFuncGetAttributes(&attributes, kernel), "loading the device program's kernels");
+          int resident = 0;
+          check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0),
+                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+          fewest = std::min(fewest, resident);
         });
     });
+  if (fewest < 1) throw std::runtime_error("the device program's kernel cannot run on this GPU");
+  g_resident_per_sm = fewest;
+}
+
+// The program's rank, the ranks' failed word and each wait's budget, from
+// its first signal op (every op of a transport says the same), into k.
+void who_runs(KernelProgram& k, const Program& program) {
+  k.budget_ns = uint64_t(60e9), k.err = g_error_device, k.barrier = g_barrier;
+  for (const ProgramStep& s : program.steps()) {
+    if (s.kind != StepKind::signal) continue;
+    const SignalOp& op = program.signal_of(s);
+    k.rank = op.rank, k.failed = device_view(op.failed);
+    k.budget_ns = uint64_t(op.deadline_s * 1e9), g_deadline_s = op.deadline_s;
+    return;
+  }
 }
 
 // The gathered program, as few kernels as its size allows (one, but for a
@@ -383,15 +412,15 @@ void launch_program() {
   }
   const Program program = std::move(g_program);
   g_program.clear();
-  static KernelProgram k;  // 30 KiB: not on the stack
+  static KernelProgram k;  // 26 KiB: not on the stack
+  who_runs(k, program);
   // A share of the GPU's blocks small enough that every sharing rank's
   // kernel is resident at once: a waiting block must never keep out the one
   // it waits for.
-  const unsigned most = std::max(1, 2 * g_multiprocessors / g_ranks_sharing);
+  const unsigned most = std::max(1, g_resident_per_sm * g_multiprocessors / g_ranks_sharing);
   const std::vector<ProgramStep>& steps = program.steps();
   for (size_t i = 0; i < steps.size();) {
-    k = KernelProgram{};
-    k.budget_ns = uint64_t(60e9), k.err = g_error_device, k.barrier = g_barrier;
+    k.steps = k.waits = k.writes = k.terms = 0;
     k.barrier_at = g_barrier_at;
     const ProgramStep* reduction = nullptr;
     size_t largest_B = 0, barriers = 0;
