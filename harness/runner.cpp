@@ -4,128 +4,22 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <thread>
 
-#include "core/comm/errors.hpp"
 #include "core/comm/executor.hpp"
 #include "core/comm/recorder.hpp"
-#include "core/comm/time_model.hpp"
 #include "core/vocabulary/distribution.hpp"
 #include "core/vocabulary/stats.hpp"
-#include "host.hpp"
+#include "core/vocabulary/usage_error.hpp"
 #include "show.hpp"
-#include "version.hpp"
 
 namespace commlab {
 
-namespace {
-
-// COMMLAB_LATE_RANK=R:MS: "" and the rank and delay, or why not.
-std::string late_from_env(int P, int& rank, double& by_s) {
-  const char* text = std::getenv("COMMLAB_LATE_RANK");
-  if (!text || !*text) return "";
-  char* end = nullptr;
-  const long r = std::strtol(text, &end, 10);
-  const double ms = *end == ':' ? std::strtod(end + 1, &end) : -1;
-  if (end == text || *end || r < 0 || r >= P || !(ms >= 0 && ms <= 10000))
-    return fmt::format("COMMLAB_LATE_RANK '{}': want RANK:MS, a rank below {} and 0 to 10000 ms",
-                       text, P);
-  rank = int(r), by_s = ms / 1e3;
-  return "";
-}
-
-}  // namespace
-
-namespace {
-// Whether `rank` is its node's first, the one that reads the node's links.
-bool leads_its_node(const Nodes& nodes, int rank) {
-  if (nodes.empty()) return rank == 0;
-  const std::vector<int>& first = nodes.leaders();
-  return std::find(first.begin(), first.end(), rank) != first.end();
-}
-}  // namespace
-
-// --node-size: the blocks of ranks stand for nodes on the network
-// COMMLAB_TOPOLOGY names (one machine standing for a ring of them, say), in
-// order; "" or why they cannot.
-std::string Runner::pretend_on_network(const Topology& network) {
-  if (network.kind == Topology::Kind::ideal_switch) return "";
-  const int count = nodes_.count();
-  if (network.nodes() && count > network.nodes())
-    return fmt::format("--node-size {}: {} nodes of {} ranks, and COMMLAB_TOPOLOGY={} has {}",
-                       opts_.node_size, count, opts_.node_size, network.describe(),
-                       network.nodes());
-  nodes_.set_network(network, {});
-  return "";
-}
-
 Runner::Runner(Comm& comm, const Options& opts, const Nodes& nodes)
-    : comm_(comm),
-      opts_(opts),
-      mem_(opts.device),
-      nodes_(opts.node_size > 0 ? Nodes::blocks(comm.size(), opts.node_size) : nodes),
-      // The real nodes, not --node-size's blocks: each namespace read once.
-      links_(comm.mpi(), leads_its_node(nodes, comm.rank()),
-             nodes.network().nodes() <= nodes.count()) {
-  agree_or_exit(comm.mpi(), opts.root < comm.size() ? ""
-                                                    : fmt::format("-r {}: root must be below the "
-                                                                  "number of ranks, {}",
-                                                                  opts.root, comm.size()));
-  if (opts.node_size > 0) agree_or_exit(comm.mpi(), pretend_on_network(nodes.network()));
-  agree_or_exit(comm.mpi(), late_from_env(comm.size(), late_.rank, late_.by_s));
-  clock_ = offset_to_rank0(comm.mpi(), 10);
-  device_ = set_up_device(comm.mpi(), opts, nodes);
-  comm.use(mem_, device_.transport, device_.signals);
-  if (direct())
-    register_buffers(
-        RegionLayout::of(0, 0, kProbeScratch_B));  // the time model's probe sends from it
-
-  info_.program = opts.program;
-  info_.device = name(opts.device);
-  info_.host = hostname();
-  info_.date = utc_now();
-  info_.mpi_version = mpi_version();
-  info_.commlab_version = commlab_version();
-  info_.P = comm.size();
-  info_.root = opts.root;
-  info_.iters = opts.iters;
-  const Load load = load_at_start(comm.mpi());
-  info_.busy_at_start = load.busy, info_.cores_per_node = load.cores;
-  info_.warmup = opts.warmup;
-  info_.in_place = opts.in_place;
-  info_.transport = device_.transport;
-  info_.ranks_per_gpu = device_.ranks_per_gpu;
-  info_.placement = gather_placement(comm.mpi());
-  info_.network = nodes_.network().describe();
-  // Rows whose links are read one by one (the emulated ring's counters), and
-  // the direct transport, whose buffers are registered between the library's
-  // rows and the hand-written ones, are timed one row after another.
-  info_.interleaved = opts.interleave && !links_.active() && !direct();
-  library_counted_ = library_counting(comm.mpi());
-  MPI_Group world, mine;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  MPI_Comm_group(comm.mpi(), &mine);
-  int world_size = 0;
-  MPI_Group_size(world, &world_size);
-  std::vector<int> world_ranks(world_size);
-  std::iota(world_ranks.begin(), world_ranks.end(), 0);
-  rank_of_world_.resize(world_size);
-  MPI_Group_translate_ranks(world, world_size, world_ranks.data(), mine, rank_of_world_.data());
-  MPI_Group_free(&world);
-  MPI_Group_free(&mine);
-}
-
-Runner::Registered Runner::register_buffers(const RegionLayout& layout) {
-  Peers& peers = *comm_.transport().peers();
-  peers.reserve(layout.bytes());
-  char* region = peers.region();
-  mem_.place_scratch(region + layout.scratch_at, layout.scratch_B);
-  return {region, region + layout.out_at};
-}
+    : comm_(comm), opts_(opts), setup_(comm, opts, nodes) {}
 
 int Runner::exit_code() const {
   if (!kept_.empty())  // a caller of measure() under --interleave that never timed its rows
@@ -164,7 +58,7 @@ void Runner::check_once(const Shape& shape, const Case& c, Row& row) {
   // state after each step only for --steps, which prints them.
   const bool states = show && opts_.show_steps;
   Recorder recorder(states ? Keep::states : Keep::messages);
-  const bool library = c.impl == Impl::mpi && library_counted_;
+  const bool library = c.impl == Impl::mpi && setup_.library_counted();
   std::vector<LibrarySend> library_sent;
   {
     Attached attached(comm_, recorder);
@@ -206,7 +100,8 @@ void Runner::count_library(const Case& c, const std::vector<LibrarySend>& sent, 
   Recorder recorder(Keep::messages);
   int step = 0;
   for (const LibrarySend& s : sent)
-    recorder.sent({step++, comm_.rank(), rank_of_world_.at(s.to), -1, s.bytes, Phase::none});
+    recorder.sent(
+        {step++, comm_.rank(), setup_.rank_of_world().at(s.to), -1, s.bytes, Phase::none});
   row.counted = Recorder::counts_of(recorder.gather_trace(comm_.transport()), comm_.size(), nodes_);
   if (c.model)
     row.traffic = row.counted->same_bytes(*c.model) ? TrafficCheck::exact : TrafficCheck::differs;
@@ -252,7 +147,7 @@ void Runner::describe_iterations(const std::vector<double>& mine,
   MPI_Gather(mine.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, comm_.mpi());
   MPI_Gather(arrived_s.data(), n, MPI_DOUBLE, at.data(), n, MPI_DOUBLE, 0, comm_.mpi());
   double clock_error_s = 0;
-  MPI_Reduce(&clock_.error_s, &clock_error_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm_.mpi());
+  MPI_Reduce(&setup_.clock().error_s, &clock_error_s, 1, MPI_DOUBLE, MPI_MAX, 0, comm_.mpi());
   double figures[15] = {};
   if (comm_.rank() == 0) {
     row.iteration_times.assign(size_t(P), {});
@@ -314,9 +209,9 @@ void Runner::warm_up(const Case& c) {
 
 double Runner::time_call(const Case& c, double& arrived_s) {
   c.prepare();
-  if (comm_.rank() == late_.rank)
-    std::this_thread::sleep_for(std::chrono::duration<double>(late_.by_s));
-  arrived_s = MPI_Wtime() + clock_.to_rank0_s;
+  if (comm_.rank() == setup_.late().rank)
+    std::this_thread::sleep_for(std::chrono::duration<double>(setup_.late().by_s));
+  arrived_s = MPI_Wtime() + setup_.clock().to_rank0_s;
   MPI_Barrier(comm_.mpi());
   const double t0 = MPI_Wtime();
   c.run();
@@ -330,11 +225,11 @@ double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   const int iters = opts_.iters_for(row.bytes);
   std::vector<double> mine(iters);
   std::optional<uint64_t> links_before_B;
-  if (links_.active()) {
+  if (setup_.links().active()) {
     // Every rank's warm-up over, so that no node reads its links while
     // another's last call is still crossing them.
     MPI_Barrier(comm_.mpi());
-    links_before_B = links_.sent_B(comm_.mpi());
+    links_before_B = setup_.links().sent_B(comm_.mpi());
   }
   std::vector<double> arrived_s(iters);  // on rank 0's clock
   for (int i = 0; i < iters; ++i) mine[i] = time_call(c, arrived_s[i]);
@@ -342,7 +237,7 @@ double Runner::time_runs(const Shape& shape, const Case& c, Row& row) {
   if (links_before_B) {
     // Every rank's last call over, so that no node reads its links early.
     MPI_Barrier(comm_.mpi());
-    const auto links_after_B = links_.sent_B(comm_.mpi());
+    const auto links_after_B = setup_.links().sent_B(comm_.mpi());
     if (links_after_B && *links_after_B >= *links_before_B)  // a counter reset: no figure
       row.links_sent_B = (*links_after_B - *links_before_B) / iters;
   }

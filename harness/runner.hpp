@@ -1,7 +1,7 @@
-// The measurement loop every collective program shares: one run checked
-// (its traffic counted by a Recorder, its result compared), warm-up, timed
-// runs, each implementation on each shape made a row (which a RowWriter,
-// table.hpp, prints and writes).
+// The measurement loop every collective program shares, on a run set up
+// once (run_setup.hpp): one run checked (its traffic counted by a Recorder,
+// its result compared), warm-up, timed runs, each implementation on each
+// shape made a row (which a RowWriter, table.hpp, prints and writes).
 #pragma once
 #include <functional>
 #include <memory>
@@ -18,12 +18,12 @@
 #include "core/device/memory.hpp"
 #include "core/transports/direct_transport.hpp"
 #include "core/vocabulary/outcome.hpp"
-#include "devices.hpp"
 #include "library_monitor.hpp"
 #include "link_counters.hpp"
 #include "options.hpp"
 #include "overlap.hpp"
 #include "results.hpp"
+#include "run_setup.hpp"
 
 namespace commlab {
 
@@ -74,21 +74,26 @@ struct Shape {
 
 class Runner {
  public:
-  // Validates what needs the communicator (the root, the device) on every
-  // rank, exiting 2 everywhere on bad input, and sets up the device
-  // (devices.hpp). `nodes`: where the ranks really run.
+  // The run set up (run_setup.hpp): every refusal on every rank, exiting 2
+  // everywhere on bad input; the device, the transport. `nodes`: where the
+  // ranks really run.
   Runner(Comm& comm, const Options& opts, const Nodes& nodes);
 
-  Memory& memory() { return mem_; }
+  RunSetup& setup() { return setup_; }
+  Memory& memory() { return setup_.memory(); }
   int ranks() const { return comm_.size(); }
-  // Where jobs run: the real nodes, or blocks of --node-size ranks.
-  const Nodes& nodes() const { return nodes_; }
-  Nccl* nccl() { return device_.nccl.get(); }  // null: no NCCL rows
-  TransportKind transport() const { return device_.transport; }
-  // Whether library rows are counted (Open MPI's monitoring, library_monitor.hpp).
-  bool library_counted() const { return library_counted_; }
-  const RunInfo& info() const { return info_; }  // what every row says of the run
-  std::string heading_lines(bool has_data) const { return device_.heading(has_data); }
+  const Nodes& nodes() const { return setup_.nodes(); }
+  Nccl* nccl() { return setup_.nccl(); }
+  TransportKind transport() const { return setup_.transport(); }
+  bool library_counted() const { return setup_.library_counted(); }
+  const RunInfo& info() const { return setup_.info(); }
+  std::string heading_lines(bool has_data) const { return setup_.heading_lines(has_data); }
+  bool direct() const { return setup_.direct(); }
+  bool shares_gpu() const { return setup_.shares_gpu(); }
+  using Registered = RunSetup::Registered;
+  Registered register_buffers(const RegionLayout& layout) {
+    return setup_.register_buffers(layout);
+  }
 
   // One row: checked, counted and timed. Under --interleave (where
   // info().interleaved) it is checked and counted now and its Case kept,
@@ -99,22 +104,10 @@ class Runner {
   // each row, in an order drawn anew each iteration, the same on every rank.
   void time_kept(std::vector<Row>& rows);
 
-  // The direct transport (--transport direct) runs on registered buffers,
-  // laid out alike in every rank's region (RegionLayout). Collective, every
-  // rank asking the same layout: the memory's scratch now lives there.
-  // Earlier pointers into the region are gone.
-  bool direct() const { return device_.transport == TransportKind::direct; }
-  // Ranks share one GPU over direct access: the time model is the GPU's memory.
-  bool shares_gpu() const { return direct() && device_.ranks_per_gpu > 1; }
-  struct Registered {
-    char *in, *out;
-  };
-  Registered register_buffers(const RegionLayout& layout);
   // 0 when every check passed, kExitWrong otherwise (same on every rank).
   int exit_code() const;
 
  private:
-  std::string pretend_on_network(const Topology& network);
   Row blank_row(const Shape& shape, const Case& c) const;
   void check_once(const Shape& shape, const Case& c, Row& row);
   void judge(const Case& c, Row& row);
@@ -135,20 +128,10 @@ class Runner {
 
   Comm& comm_;
   const Options& opts_;
-  ClockOffset clock_;  // this rank's clock to rank 0's, for the arrivals
-  // COMMLAB_LATE_RANK=R:MS (tests, bench/straggler.sh): rank R arrives MS
-  // milliseconds late at every timed call.
-  struct Late {
-    int rank = -1;
-    double by_s = 0;
-  } late_;
-  Memory mem_;
-  DeviceSetup device_;
-  Nodes nodes_;
-  LinkCounters links_;  // the links' own counters, where the network has them
-  RunInfo info_;
-  bool library_counted_ = false;    // the MPI reports the library's messages
-  std::vector<int> rank_of_world_;  // MPI_COMM_WORLD's ranks in this Comm's
+  RunSetup setup_;
+  Memory& mem_ = setup_.memory();
+  const Nodes& nodes_ = setup_.nodes();
+  const RunInfo& info_ = setup_.info();
   bool failed_ = false;
   struct Kept {  // --interleave: a row checked, its timing left to time_kept
     Shape shape;
