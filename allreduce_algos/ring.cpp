@@ -12,6 +12,8 @@
 // count, whatever P is. With count < P the empty chunks travel as zero-byte
 // messages. Send and receive go together (sendrecv), so no size can
 // deadlock the ring.
+#include "ring.hpp"
+
 #include "collectives/algorithm.hpp"
 
 namespace commlab {

@@ -102,4 +102,12 @@ Traffic model_allgather_bine(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the allgather operation's list (collectives/allgather.def).
+CollectiveAlgorithm allgather_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", allgather_bine, sized<model_allgather_bine>};
+  // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

@@ -45,4 +45,9 @@ Traffic model_allgather_bruck(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the allgather operation's list (collectives/allgather.def).
+CollectiveAlgorithm allgather_bruck_algorithm() {
+  return {"bruck", allgather_bruck, sized<model_allgather_bruck>};
+}
+
 }  // namespace commlab

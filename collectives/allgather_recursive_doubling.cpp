@@ -55,4 +55,10 @@ Traffic model_allgather_recursive_doubling(int P, size_t count, size_t esize, in
   return t.traffic();
 }
 
+// Its entry in the allgather operation's list (collectives/allgather.def).
+CollectiveAlgorithm allgather_recursive_doubling_algorithm() {
+  return {"recursive_doubling", allgather_recursive_doubling,
+          sized<model_allgather_recursive_doubling>, remark_allgather_recursive_doubling};
+}
+
 }  // namespace commlab

@@ -22,4 +22,9 @@ Traffic model_allgather_ring(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the allgather operation's list (collectives/allgather.def).
+CollectiveAlgorithm allgather_ring_algorithm() {
+  return {"ring", allgather_ring, sized<model_allgather_ring>};
+}
+
 }  // namespace commlab

@@ -114,4 +114,12 @@ Traffic model_alltoall_bine(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the alltoall operation's list (collectives/alltoall.def).
+CollectiveAlgorithm alltoall_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", alltoall_bine, sized<model_alltoall_bine>, remark_alltoall_bine};
+  // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

@@ -43,4 +43,9 @@ Traffic model_alltoall_pairwise(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the alltoall operation's list (collectives/alltoall.def).
+CollectiveAlgorithm alltoall_pairwise_algorithm() {
+  return {"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>};
+}
+
 }  // namespace commlab

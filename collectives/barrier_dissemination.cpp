@@ -24,4 +24,9 @@ Traffic model_barrier_dissemination(int P, size_t, size_t, int) {
   return t.traffic();
 }
 
+// Its entry in the barrier operation's list (collectives/barrier.def).
+CollectiveAlgorithm barrier_dissemination_algorithm() {
+  return {"dissemination", barrier_dissemination, sized<model_barrier_dissemination>};
+}
+
 }  // namespace commlab

@@ -29,4 +29,9 @@ Traffic model_barrier_linear(int P, size_t, size_t, int root) {
   return t.traffic();
 }
 
+// Its entry in the barrier operation's list (collectives/barrier.def).
+CollectiveAlgorithm barrier_linear_algorithm() {
+  return {"linear", barrier_linear, sized<model_barrier_linear>};
+}
+
 }  // namespace commlab

@@ -62,4 +62,13 @@ Traffic model_bcast_bine(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the bcast operation's list (collectives/bcast.def).
+CollectiveAlgorithm bcast_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", bcast_bine, sized<model_bcast_bine>};
+  // Bine moves the binomial tree's bytes over other links, and no MPI
+  // library we build against runs it: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

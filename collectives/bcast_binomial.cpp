@@ -32,4 +32,9 @@ Traffic model_bcast_binomial(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the bcast operation's list (collectives/bcast.def).
+CollectiveAlgorithm bcast_binomial_algorithm() {
+  return {"binomial", bcast_binomial, sized<model_bcast_binomial>};
+}
+
 }  // namespace commlab

@@ -25,4 +25,9 @@ Traffic model_bcast_linear(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the bcast operation's list (collectives/bcast.def).
+CollectiveAlgorithm bcast_linear_algorithm() {
+  return {"linear", bcast_linear, sized<model_bcast_linear>};
+}
+
 }  // namespace commlab

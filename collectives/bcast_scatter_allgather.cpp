@@ -36,4 +36,9 @@ Traffic model_bcast_scatter_allgather(int P, size_t count, size_t esize, int roo
   return t.traffic();
 }
 
+// Its entry in the bcast operation's list (collectives/bcast.def).
+CollectiveAlgorithm bcast_scatter_allgather_algorithm() {
+  return {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>};
+}
+
 }  // namespace commlab

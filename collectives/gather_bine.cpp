@@ -68,4 +68,13 @@ Traffic model_gather_bine(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the gather operation's list (collectives/gather.def).
+CollectiveAlgorithm gather_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", gather_bine, sized<model_gather_bine>};
+  // Bine moves the binomial tree's bytes over other links, and no MPI
+  // library we build against runs it: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

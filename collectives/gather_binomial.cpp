@@ -62,4 +62,9 @@ Traffic model_gather_binomial(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the gather operation's list (collectives/gather.def).
+CollectiveAlgorithm gather_binomial_algorithm() {
+  return {"binomial", gather_binomial, sized<model_gather_binomial>};
+}
+
 }  // namespace commlab

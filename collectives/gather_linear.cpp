@@ -38,4 +38,9 @@ Traffic model_gather_linear(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the gather operation's list (collectives/gather.def).
+CollectiveAlgorithm gather_linear_algorithm() {
+  return {"linear", gather_linear, sized<model_gather_linear>};
+}
+
 }  // namespace commlab

@@ -67,4 +67,13 @@ Traffic model_reduce_bine(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the reduce operation's list (collectives/reduce.def).
+CollectiveAlgorithm reduce_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", reduce_bine, sized<model_reduce_bine>};
+  // Bine moves the binomial reduce's bytes over other links, and no MPI
+  // library we build against runs it: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

@@ -62,4 +62,9 @@ Traffic model_reduce_binomial(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the reduce operation's list (collectives/reduce.def).
+CollectiveAlgorithm reduce_binomial_algorithm() {
+  return {"binomial", reduce_binomial, sized<model_reduce_binomial>};
+}
+
 }  // namespace commlab

@@ -32,4 +32,9 @@ Traffic model_reduce_linear(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the reduce operation's list (collectives/reduce.def).
+CollectiveAlgorithm reduce_linear_algorithm() {
+  return {"linear", reduce_linear, sized<model_reduce_linear>};
+}
+
 }  // namespace commlab

@@ -89,4 +89,12 @@ Traffic model_reduce_scatter_bine(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the reduce_scatter operation's list (collectives/reduce_scatter.def).
+CollectiveAlgorithm reduce_scatter_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", reduce_scatter_bine, sized<model_reduce_scatter_bine>};
+  // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

@@ -48,4 +48,9 @@ Traffic model_reduce_scatter_pairwise(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the reduce_scatter operation's list (collectives/reduce_scatter.def).
+CollectiveAlgorithm reduce_scatter_pairwise_algorithm() {
+  return {"pairwise", reduce_scatter_pairwise, sized<model_reduce_scatter_pairwise>};
+}
+
 }  // namespace commlab

@@ -35,4 +35,9 @@ Traffic model_reduce_scatter_ring(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the reduce_scatter operation's list (collectives/reduce_scatter.def).
+CollectiveAlgorithm reduce_scatter_ring_algorithm() {
+  return {"ring", reduce_scatter_ring, sized<model_reduce_scatter_ring>};
+}
+
 }  // namespace commlab

@@ -71,4 +71,13 @@ Traffic model_scatter_bine(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the scatter operation's list (collectives/scatter.def).
+CollectiveAlgorithm scatter_bine_algorithm() {
+  CollectiveAlgorithm a{"bine", scatter_bine, sized<model_scatter_bine>};
+  // Bine moves the binomial tree's bytes over other links, and no MPI
+  // library we build against runs it: a library row is not named for it.
+  a.not_in_libraries = true;
+  return a;
+}
+
 }  // namespace commlab

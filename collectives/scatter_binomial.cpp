@@ -76,4 +76,9 @@ Traffic model_scatter_binomial(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the scatter operation's list (collectives/scatter.def).
+CollectiveAlgorithm scatter_binomial_algorithm() {
+  return {"binomial", scatter_binomial, sized<model_scatter_binomial>};
+}
+
 }  // namespace commlab

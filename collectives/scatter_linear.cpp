@@ -38,4 +38,9 @@ Traffic model_scatter_linear(int P, size_t count, size_t esize, int root) {
   return t.traffic();
 }
 
+// Its entry in the scatter operation's list (collectives/scatter.def).
+CollectiveAlgorithm scatter_linear_algorithm() {
+  return {"linear", scatter_linear, sized<model_scatter_linear>};
+}
+
 }  // namespace commlab

@@ -27,4 +27,9 @@ Traffic model_sendrecv_exchange(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the sendrecv operation's list (collectives/sendrecv.def).
+CollectiveAlgorithm sendrecv_exchange_algorithm() {
+  return {"exchange", sendrecv_exchange, sized<model_sendrecv_exchange>};
+}
+
 }  // namespace commlab

@@ -33,4 +33,10 @@ Traffic model_sendrecv_pingpong(int P, size_t count, size_t esize, int) {
   return t.traffic();
 }
 
+// Its entry in the sendrecv operation's list (collectives/sendrecv.def): a
+// round trip timed, half of it reported (the one-way time).
+CollectiveAlgorithm sendrecv_pingpong_algorithm() {
+  return {"pingpong", sendrecv_pingpong, sized<model_sendrecv_pingpong>, nullptr, 0.5};
+}
+
 }  // namespace commlab

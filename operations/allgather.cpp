@@ -9,6 +9,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/allgather.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/allgather.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 void mpi_allgather(const CollectiveJob& j) {
@@ -47,13 +52,11 @@ class Allgather : public Operation {
   Allgather() {
     name = "allgather";
     summary = "all-gather: every rank gets every rank's part, in rank order";
-    algorithms = {{"ring", allgather_ring, sized<model_allgather_ring>},
-                  {"recursive_doubling", allgather_recursive_doubling,
-                   sized<model_allgather_recursive_doubling>, remark_allgather_recursive_doubling},
-                  {"bruck", allgather_bruck, sized<model_allgather_bruck>},
-                  {"bine", allgather_bine, sized<model_allgather_bine>}};
-    // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithm("bine").not_in_libraries = true;
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/allgather.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Allgather", "MPI_Allgatherv", mpi_allgather},
                {"ncclAllGather", "", nccl_allgather, "", Impl::nccl,
                 [](int P, size_t N, bool) { return N % P == 0; }}};

@@ -13,6 +13,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/alltoall.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/alltoall.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 // MPI's counts: the even call's, or the v-variant's, each rank receiving
@@ -73,10 +78,11 @@ class Alltoall : public Operation {
   Alltoall() {
     name = "alltoall";
     summary = "all-to-all: rank r gets block r of every rank's buffer, in rank order";
-    algorithms = {{"pairwise", alltoall_pairwise, sized<model_alltoall_pairwise>},
-                  {"bine", alltoall_bine, sized<model_alltoall_bine>, remark_alltoall_bine}};
-    // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithm("bine").not_in_libraries = true;
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/alltoall.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Alltoall", "MPI_Alltoallv", mpi_alltoall},
                {"ncclSend/ncclRecv", "", nccl_alltoall, "", Impl::nccl,
                 [](int, size_t, bool in_place) { return !in_place; }}};

@@ -18,6 +18,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/barrier.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/barrier.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 constexpr double kLateBy_s = 0.02;
@@ -60,8 +65,11 @@ class Barrier : public Operation {
     summary = "barrier: nobody leaves until everybody has arrived";
     in_place_form = InPlace::never;
     has_data = false;
-    algorithms = {{"linear", barrier_linear, sized<model_barrier_linear>},
-                  {"dissemination", barrier_dissemination, sized<model_barrier_dissemination>}};
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/barrier.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Barrier", "", mpi_barrier}};
     library[0].start = mpi_ibarrier, library[0].nb_name = "MPI_Ibarrier";
   }

@@ -6,6 +6,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/bcast.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/bcast.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 void mpi_bcast(const CollectiveJob& j) {
@@ -27,13 +32,10 @@ class Bcast : public Operation {
     summary = "broadcast: every rank gets the root's buffer";
     in_place_form = InPlace::always;
     algorithms = {
-        {"linear", bcast_linear, sized<model_bcast_linear>},
-        {"binomial", bcast_binomial, sized<model_bcast_binomial>},
-        {"scatter_allgather", bcast_scatter_allgather, sized<model_bcast_scatter_allgather>},
-        {"bine", bcast_bine, sized<model_bcast_bine>}};
-    // Bine moves the binomial tree's bytes over other links, and no MPI
-    // library we build against runs it: a library row is not named for it.
-    algorithm("bine").not_in_libraries = true;
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/bcast.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Bcast", "", mpi_bcast}, {"ncclBroadcast", "", nccl_bcast, "", Impl::nccl}};
     library[0].start = mpi_ibcast, library[0].nb_name = "MPI_Ibcast";
   }

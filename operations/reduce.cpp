@@ -7,6 +7,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/reduce.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/reduce.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 void mpi_reduce(const CollectiveJob& j) {
@@ -29,12 +34,11 @@ class Reduce : public Operation {
     name = "reduce";
     summary = "reduce: the root gets the element-wise op over every rank's buffer";
     reduces = true;
-    algorithms = {{"linear", reduce_linear, sized<model_reduce_linear>},
-                  {"binomial", reduce_binomial, sized<model_reduce_binomial>},
-                  {"bine", reduce_bine, sized<model_reduce_bine>}};
-    // Bine moves the binomial reduce's bytes over other links, and no MPI
-    // library we build against runs it: a library row is not named for it.
-    algorithm("bine").not_in_libraries = true;
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/reduce.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Reduce", "", mpi_reduce}, {"ncclReduce", "", nccl_reduce, "", Impl::nccl}};
     library[0].start = mpi_ireduce, library[0].nb_name = "MPI_Ireduce";
   }

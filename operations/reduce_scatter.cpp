@@ -9,6 +9,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/reduce_scatter.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/reduce_scatter.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 void mpi_reduce_scatter(const CollectiveJob& j) {
@@ -44,11 +49,11 @@ class ReduceScatter : public Operation {
     name = "reduce_scatter";
     summary = "reduce-scatter: rank r gets part r of the element-wise op over every rank's buffer";
     reduces = true;
-    algorithms = {{"ring", reduce_scatter_ring, sized<model_reduce_scatter_ring>},
-                  {"pairwise", reduce_scatter_pairwise, sized<model_reduce_scatter_pairwise>},
-                  {"bine", reduce_scatter_bine, sized<model_reduce_scatter_bine>}};
-    // Open MPI 4.1 and MPICH 4.0 have no Bine: a library row is not named for it.
-    algorithm("bine").not_in_libraries = true;
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/reduce_scatter.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Reduce_scatter_block", "MPI_Reduce_scatter", mpi_reduce_scatter},
                {"ncclReduceScatter", "", nccl_reduce_scatter, "", Impl::nccl,
                 [](int P, size_t N, bool in_place) { return N % P == 0 && !in_place; }}};

@@ -7,6 +7,11 @@
 
 namespace commlab {
 
+// Each algorithm's entry, defined in its own file (collectives/sendrecv.def).
+#define COMMLAB_ALGORITHM(op, name) CollectiveAlgorithm op##_##name##_algorithm();
+#include "collectives/sendrecv.def"
+#undef COMMLAB_ALGORITHM
+
 namespace {
 
 void mpi_pingpong(const CollectiveJob& j) {
@@ -43,8 +48,11 @@ class Sendrecv : public Operation {
         "(0,1), (2,3), ...";
     in_place_form = InPlace::never;
     // One ping-pong run is a round trip: report half of it.
-    algorithms = {{"pingpong", sendrecv_pingpong, sized<model_sendrecv_pingpong>, nullptr, 0.5},
-                  {"exchange", sendrecv_exchange, sized<model_sendrecv_exchange>}};
+    algorithms = {
+#define COMMLAB_ALGORITHM(op, name) op##_##name##_algorithm(),
+#include "collectives/sendrecv.def"
+#undef COMMLAB_ALGORITHM
+    };
     library = {{"MPI_Send/MPI_Recv", "", mpi_pingpong, "pingpong"},
                {"MPI_Isend/MPI_Irecv", "", mpi_exchange, "exchange"}};
   }

@@ -4,7 +4,7 @@
 // its own copy of the weights. The ring sends 2(P-1)/P x M bytes per rank.
 #include <mpi.h>
 
-#include "allreduce_algos/algorithms.hpp"
+#include "allreduce_algos/ring.hpp"
 #include "training.hpp"
 
 namespace commlab::ps {

@@ -2,7 +2,7 @@
 
 #include <mpi.h>
 
-#include "allreduce_algos/algorithms.hpp"
+#include "allreduce_algos/ring.hpp"
 #include "core/comm/recorder.hpp"
 
 namespace commlab::ps {

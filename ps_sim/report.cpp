@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "allreduce_algos/algorithms.hpp"
+#include "allreduce_algos/ring.hpp"
 #include "core/vocabulary/numbers.hpp"
 #include "harness/host.hpp"
 #include "harness/version.hpp"

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <climits>
 
-#include "allreduce_algos/algorithms.hpp"
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
 #include "harness/host.hpp"

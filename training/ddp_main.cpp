@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "allreduce_algos/algorithms.hpp"
 #include "core/comm/errors.hpp"
 #include "core/comm/time_model.hpp"
 #include "ddp_cli.hpp"

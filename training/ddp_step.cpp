@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "allreduce_algos/algorithms.hpp"
 #include "core/comm/recorder.hpp"
 #include "operations/operation.hpp"
 #include "operations/pattern.hpp"
