@@ -112,12 +112,14 @@ std::string rules_differ(MPI_Comm comm, const std::string& path) {
 }
 
 // Heading lines: library flags another MPI cannot take; library rows uncounted.
-void say_what_the_library_rows_lack(const Options& o, int P, bool counted) {
+void say_what_the_library_rows_lack(const Options& o, int P, bool counted, const std::string& pml) {
   if (!built_library() && !(o.mpi_algorithm + o.mpi_rules).empty())
     fmt::print("# --mpi-algorithm, --mpi-rules: skipped, {} is neither Open MPI nor MPICH\n",
                mpi_version());
   if (P > 1 && built_library() && *built_library() == MpiLibrary::mpich)
     fmt::print("# library rows not counted: MPICH has no hook that reports its messages\n");
+  if (!pml.empty())
+    fmt::print("# pml: {} (OMPI_MCA_pml: mpirun --mca pml)\n", pml);
   if (P > 1 && built_with_open_mpi() && !counted)
     fmt::print(
         "# library rows not counted: Open MPI's monitoring reported no messages "
@@ -150,7 +152,8 @@ int measure_all(const Operation& op, const std::vector<std::string>& algorithms,
     if (op.reduces && o.device == Device::host) probe_copies(comm, sizes_asked(o), cost);
     if (comm.rank() == 0) fmt::print("# time model: {}\n", describe(cost));
   }
-  if (comm.rank() == 0) say_what_the_library_rows_lack(o, comm.size(), runner.library_counted());
+  if (comm.rank() == 0)
+    say_what_the_library_rows_lack(o, comm.size(), runner.library_counted(), runner.info().pml);
   const ProgramContext ctx{runner, comm, o, op, cost};
   if (!op.has_data) {
     rows.emit(rows_without_data(ctx, algorithms));

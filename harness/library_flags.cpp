@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "tuned.hpp"
 
@@ -79,6 +81,13 @@ void prepare_library(int argc, char** argv, const std::vector<std::string>& mpi_
   // Each message the library sends, reported to the counting window; 2 keeps
   // the library's own messages apart from the program's in Open MPI's files.
   setenv("OMPI_MCA_pml_monitoring_enable", "2", 0);
+  // The monitoring is a pml of its own that wraps the one chosen: a list
+  // that names the pml (`mpirun --mca pml ucx`) leaves it out unless it is
+  // named too, and the library rows go uncounted. Added to a list of names
+  // (not to a `^` list, which excludes and so keeps it in).
+  if (const char* pml = std::getenv("OMPI_MCA_pml");
+      pml && *pml && *pml != '^' && !std::strstr(pml, "monitoring"))
+    setenv("OMPI_MCA_pml", (std::string(pml) + ",monitoring").c_str(), 1);
   // Monitoring wraps the one-sided component too, and in Open MPI 4.1 that
   // wrapper refuses MPI_Win_shared_query (MPI_ERR_RMA_FLAVOR), which the
   // direct transport's shared windows need. Messages are counted in the PML.

@@ -164,6 +164,7 @@ const std::vector<std::pair<Col, Cell>>& cells() {
       {Col::overlap_imb_pct, overlap(&OverlapFigures::overlap_imb_pct)},
       {Col::model_overlap_pct,
        [](const Row& r) { return r.overlap ? real(r.overlap->model_overlap_pct, 2) : ""; }},
+      {Col::pml, [](const Row& r) { return r.run->pml; }},
   };
   return columns;
 }

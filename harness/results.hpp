@@ -44,6 +44,10 @@ struct RunInfo {  // the same for every row of one run
   // --interleave, where it applies: the rows of a size timed a call each in
   // turn (not where the links' counters are read per row, nor over direct access).
   bool interleaved = false;
+  // Open MPI's point-to-point layer as asked (OMPI_MCA_pml, what `mpirun --mca
+  // pml ucx` sets); "" where it was not (the library's choice: ob1 on one node
+  // without an InfiniBand device). The library rows' counts depend on it.
+  std::string pml;
 };
 
 // --overlap: a non-blocking call beside compute, timed as OSU's osu_i* do

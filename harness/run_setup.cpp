@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "core/comm/errors.hpp"
 #include "core/comm/time_model.hpp"
 #include "host.hpp"
 #include "library_monitor.hpp"
+#include "tuned.hpp"
 #include "version.hpp"
 
 namespace commlab {
@@ -109,6 +111,7 @@ void RunSetup::describe_run(const Options& opts) {
   // the direct transport, whose buffers are registered between the library's
   // rows and the hand-written ones, are timed one row after another.
   info_.interleaved = opts.interleave && !links_.active() && !direct();
+  if (const char* pml = std::getenv("OMPI_MCA_pml"); pml && built_with_open_mpi()) info_.pml = pml;
 }
 
 RunSetup::Registered RunSetup::register_buffers(const RegionLayout& layout) {

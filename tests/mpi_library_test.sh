@@ -94,6 +94,22 @@ OMPI_MCA_pml_monitoring_enable=0 run 2 "$BIN/allreduce" -a ring -n 8 -i 1 -x 0 -
   && [ "$("$BIN/report" --column impl,sent_max_rank_B "$TMP/off.csv" | head -1)" = $'mpi\t' ] \
   && ok "monitoring off: library rows not counted, said in the heading" || fail "monitoring off"
 
+# Open MPI over UCX on one node (`mpirun --mca pml ucx`; UCX's shared-memory
+# transports, which pml ucx declines by default without an InfiniBand
+# device): the monitoring, a pml of its own, is added to the list, so the
+# library rows are still counted; every row says which pml was asked for.
+if ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
+  OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any \
+    run 2 "$BIN/allreduce" -a ring -n 1024 -i 1 -x 0 --csv "$TMP/ucx.csv"
+  [ $? = 0 ] && grep -q "^# pml: ucx,monitoring" "$TMP/out" && ! grep -q "library rows not counted" "$TMP/out" \
+    && [ "$("$BIN/report" --column impl,pml,sent_max_rank_B "$TMP/ucx.csv" | sort | tr '\n' ' ')" = \
+         $'hand\tucx,monitoring\t4096 mpi\tucx,monitoring\t4096 ' ] \
+    && ok "pml ucx: the library rows counted (the monitoring added to the list), the pml in every row" \
+    || fail "pml ucx: $(grep -m2 'pml\|not counted' "$TMP/out")"
+else
+  echo "skip pml ucx: this Open MPI has no pml ucx"
+fi
+
 # Bad input: one line, exit 2 on every rank.
 bad() {  # WHAT PATTERN P FLAGS...
   local what=$1 pattern=$2; shift 2
