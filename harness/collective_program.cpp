@@ -118,8 +118,7 @@ void say_what_the_library_rows_lack(const Options& o, int P, bool counted, const
                mpi_version());
   if (P > 1 && built_library() && *built_library() == MpiLibrary::mpich)
     fmt::print("# library rows not counted: MPICH has no hook that reports its messages\n");
-  if (!pml.empty())
-    fmt::print("# pml: {} (OMPI_MCA_pml: mpirun --mca pml)\n", pml);
+  if (!pml.empty()) fmt::print("# pml: {} (OMPI_MCA_pml: mpirun --mca pml)\n", pml);
   if (P > 1 && built_with_open_mpi() && !counted)
     fmt::print(
         "# library rows not counted: Open MPI's monitoring reported no messages "

@@ -1,9 +1,9 @@
 #!/bin/bash
 # make check under MPICH too (Debian's mpich, libmpich-dev): the programs
 # built against it into a folder of their own, only the targets these checks
-# run; a representative part of the program tests through ctest there (five
-# operations at P = 3, the all-reduce at P = 1, the counted transport at
-# P = 2); then what is MPICH's own: --mpi-algorithm through its CVARs, seen
+# run; every program test through ctest there (every operation at P = 1, 2
+# and 3, in and out of place), the all-reduce's matrix at P = 5 and the
+# counted transport at P = 2; then what is MPICH's own: --mpi-algorithm through its CVARs, seen
 # to take effect, the rows naming what they forced and saying the library's
 # bytes are not counted, and a JSON tuning file written by report --rules
 # that MPICH runs by, and a JSON rule seen to take effect.
@@ -15,11 +15,9 @@ if ! [ -x /usr/bin/mpicxx.mpich ] || ! [ -x /usr/bin/mpiexec.mpich ]; then
 fi
 # Before check_lib.sh, which reads it: Hydra, more ranks than cores by itself.
 export COMMLAB_MPIEXEC=/usr/bin/mpiexec.mpich
-# MPICH spins while it waits; with more ranks than cores, yield at once.
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 source "$SRC/tests/support/check_lib.sh"
 BIN=$OUT/bin
-programs="allreduce bcast reduce allgather alltoall barrier"
+programs="allreduce sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"
 # -j 2: this test runs alone (RUN_SERIAL), on CI's 2 cores; each target's
 # files compiled together (a unity build: half the time of one at a time).
 if cmake -S "$SRC" -B "$OUT" -DCOMMLAB_MPI=mpich -DCOMMLAB_CUDA=OFF -DCMAKE_UNITY_BUILD=ON \
@@ -29,18 +27,35 @@ if cmake -S "$SRC" -B "$OUT" -DCOMMLAB_MPI=mpich -DCOMMLAB_CUDA=OFF -DCMAKE_UNIT
 else
   tail -20 "$TMP/build"; fail "the MPICH build"; finish; exit 1
 fi
+# MPICH 4.0's ranks never yield while they wait (support/mpich_yield.c says
+# why no setting helps): with more ranks than cores, each MPICH run here
+# preloads a shim that yields the core when a poll finds nothing to do.
+if cc -shared -fPIC -O2 -o "$OUT/mpich_yield.so" "$SRC/tests/support/mpich_yield.c" -ldl 2>"$TMP/cc"; then
+  export LD_PRELOAD=$OUT/mpich_yield.so
+else
+  cat "$TMP/cc"; fail "the yield shim"; finish; exit 1
+fi
 
-# The program tests of make test, at P = 3 (and the counted transport at P = 2),
-# launched by mpiexec.mpich as ctest's MPIEXEC_RUN there says. The all-reduce's
-# own at P = 1 only: MPICH's ranks poll without yielding, and its P = 3 matrix
-# (every algorithm, dtype and op) took over the 180 s limit with more ranks than
-# cores on a loaded 2-core machine; its forced rows run at P = 4 below.
-if (cd "$OUT" && ctest --timeout 180 -R '^((bcast|reduce|allgather|alltoall|barrier)_P3_out|allreduce_P1_out|mpi_transport_P2)$' >"$TMP/ctest" 2>&1) \
-  && grep -q "100% tests passed, 0 tests failed out of 7" "$TMP/ctest"; then
-  ok "7 program tests under mpiexec.mpich"
+# Every program test of make test (every operation and algorithm at P = 1,
+# 2 and 3, in and out of place, every dtype and op: each P shape the programs
+# treat apart) and the counted transport at P = 2, launched by
+# mpiexec.mpich as ctest's MPIEXEC_RUN there says; then the all-reduce's
+# matrix at P = 5, more ranks than cores and than a power of two. Left out:
+# reduce_P3_in, whose library row crashes inside MPICH 4.0.2 (MPI_Reduce with
+# MPI_IN_PLACE at root 2 of 3, 100003 elements: a segfault in libmpich's
+# copy, with or without the shim; root 0, or out of place, runs right).
+if (cd "$OUT" && ctest --timeout 180 -R '^([a-z_]+_P[123]_(out|in)|mpi_transport_P2)$' \
+      -E '^reduce_P3_in$' >"$TMP/ctest" 2>&1) \
+  && n=$(grep -oE "tests passed, 0 tests failed out of [0-9]+" "$TMP/ctest" | grep -oE "[0-9]+$") \
+  && [ "${n:-0}" -ge 30 ]; then
+  ok "$n program tests under mpiexec.mpich"
 else
   fail "program tests under MPICH"; grep -E "Failed|tests passed|Not Run" "$TMP/ctest" | head
 fi
+run 5 "$BIN/allreduce" -n 0,1,2,4,100003 -T all -o all -i 1 -x 0 -r 2
+[ $? = 0 ] && ! grep -q FAIL "$TMP/out" \
+  && ok "every all-reduce, dtype and op at P = 5: $(grep -cE ' ok *$' "$TMP/out") rows ok" \
+  || fail "the all-reduce at P = 5 under MPICH"
 
 # MPICH's names, one a line; a forced row says what it forced and that
 # MPICH's bytes are not counted; an unknown name refused in one line.

@@ -8,7 +8,15 @@
 #include <numeric>
 #include <vector>
 
-using namespace commlab;
+using commlab::Awaited;
+using commlab::DType;
+using commlab::kTermsPerStep;
+using commlab::Op;
+using commlab::Program;
+using commlab::ProgramStep;
+using commlab::SignalOp;
+using commlab::SignalSlot;
+using commlab::StepKind;
 
 TEST_CASE("a device program runs its steps in order on the host") {
   std::vector<int32_t> a(5), b(5, 10), out(5, -1);

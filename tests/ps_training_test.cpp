@@ -8,7 +8,8 @@
 using namespace commlab::ps;
 
 TEST_CASE("every parameter belongs to exactly one shard, in every placement") {
-  for (Placement how : {Placement::even, Placement::uneven, Placement::hashed})
+  for (commlab::ps::Placement how : {commlab::ps::Placement::even, commlab::ps::Placement::uneven,
+                                     commlab::ps::Placement::hashed})
     for (size_t row : {1, 5, 33})
       for (size_t rows : {1, 2, 7, 40})
         for (int S : {1, 2, 3, 8, 50}) {
@@ -29,10 +30,10 @@ TEST_CASE("every parameter belongs to exactly one shard, in every placement") {
 }
 
 TEST_CASE("even shards differ by at most one parameter, uneven ones grow as 1, 2, 3") {
-  auto even = place(Placement::even, 10, 1, 4);
+  auto even = place(commlab::ps::Placement::even, 10, 1, 4);
   CHECK(even[0].count() == 3);
   CHECK(even[3].count() == 2);
-  auto uneven = place(Placement::uneven, 60, 1, 3);  // 10, 20, 30
+  auto uneven = place(commlab::ps::Placement::uneven, 60, 1, 3);  // 10, 20, 30
   CHECK(uneven[0].count() == 10);
   CHECK(uneven[1].count() == 20);
   CHECK(uneven[2].count() == 30);
@@ -40,7 +41,7 @@ TEST_CASE("even shards differ by at most one parameter, uneven ones grow as 1, 2
 }
 
 TEST_CASE("hashed placement keeps whole rows together") {
-  auto shards = place(Placement::hashed, 7 * 100, 7, 3);
+  auto shards = place(commlab::ps::Placement::hashed, 7 * 100, 7, 3);
   for (const Shard& s : shards)
     for (const Range& r : s.ranges) {
       CHECK(r.offset % 7 == 0);
@@ -49,7 +50,7 @@ TEST_CASE("hashed placement keeps whole rows together") {
 }
 
 TEST_CASE("pack and unpack are inverse") {
-  auto shards = place(Placement::hashed, 5 * 20, 5, 3);
+  auto shards = place(commlab::ps::Placement::hashed, 5 * 20, 5, 3);
   std::vector<float> model(100), back(100, -1);
   for (size_t i = 0; i < model.size(); ++i) model[i] = float(i);
   for (const Shard& s : shards) {
