@@ -30,13 +30,14 @@ export SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
 # emulated nodes starve for CPU ("connect() ... Operation now in progress
 # (115)", then a rank dies; open-mpi/ompi#10734, #11508): about one launch in
 # 30 at P = 8 here. A multi-node job that failed so runs once more, and says so.
-tcp_race() { grep -rqs "Operation now in progress (115)" "$1"; }
+# The job's own output may lie beside its folder (OUT.logs: the array's).
+tcp_race() { grep -rqs "Operation now in progress (115)" "$1" "$1.logs"; }
 again_if_raced() {  # OUT-folder, then what to run
   local out=$1; shift
   "$@" && return 0
   tcp_race "$out" || return 1
   echo "note: Open MPI's TCP connect race at start-up in $out (open-mpi/ompi#10734); running the job again"
-  rm -rf "$out"
+  rm -rf "$out" "$out.logs"
   "$@"
 }
 # A site's setup, as a module load would be: it tells Open MPI that ranks
@@ -129,18 +130,21 @@ OUT=$TMP/onenode PROGRAMS=bcast PS=2 SRUN_FLAGS=--nodes=1 submit slurm/multinode
   && ok "several nodes asked, one used: exit 1, one line" || fail "several nodes asked, one used (exit $rc)"
 # The array sweep: one job per P, each of P tasks, and one merged report.
 array() {
-  rm -f "$TMP"/array-*.out
+  mkdir -p "$TMP/array.logs"
   (cd "$SRC" && OUT=$TMP/array PROGRAMS=allreduce_ring PS="2 3 4 5 6 7 8" timeout 900 \
-     bash slurm/sweep_array.sbatch --wait --output="$TMP/array-%j.out" >"$TMP/job.out" 2>&1)
+     bash slurm/sweep_array.sbatch --wait --output="$TMP/array.logs/%j.out" >"$TMP/job.out" 2>&1)
 }
 again_if_raced "$TMP/array" array && rc=0 || rc=$?
-tasks=$(cat "$TMP"/array-*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | xargs)
-if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array-*.out \
+tasks=$(cat "$TMP"/array.logs/*.out 2>/dev/null | grep -o "^== commlab job [0-9]*: [0-9]* task" | awk '{print $5}' | sort -n | xargs)
+if [ $rc = 0 ] && [ "$tasks" = "2 3 4 5 6 7 8" ] && grep -q "report over P = 2 3 4 5 6 7 8" "$TMP"/array.logs/*.out \
    && [ "$(grep -c '^| allreduce_ring | ring | [2-8] |' "$TMP/array/report.md")" = 7 ] \
    && grep -q "P=8: 4 nodes x 2 ranks: cmtnode\[0-3\]" "$TMP/array/machine.md" \
    && [ -s "$TMP/array/rows.jsonl" ] && [ -s "$TMP/array/time_vs_P.png" ]; then
   ok "sweep_array.sbatch P = 2..8: jobs of $tasks tasks, one report, JSON and plots over all"
-else fail "sweep_array.sbatch (exit $rc, tasks: $tasks)"; cat "$TMP/job.out"; fi
+else
+  fail "sweep_array.sbatch (exit $rc, tasks: $tasks)"; cat "$TMP/job.out"
+  grep -h -m3 -iE "error|fail" "$TMP"/array.logs/*.out 2>/dev/null | sed 's/^/     | /'
+fi
 # The cap is real: one 4 MiB ping-pong between two nodes runs near 1 Gbit/s, not at memory speed.
 OUT=$TMP/link PROGRAMS=sendrecv PS=2 SIZES=4M:4M ITERS=2 again_if_raced "$TMP/link" submit slurm/multinode.sbatch && rc=0 || rc=$?
 bw=$("$BIN/report" --column algorithm,busbw_GBps "$TMP/link/rows.csv" 2>/dev/null | awk -F'\t' '$1 == "pingpong" { print $2 }')
