@@ -73,7 +73,7 @@ RunSetup::RunSetup(Comm& comm, const Options& opts, const Nodes& nodes)
   comm.use(mem_, device_.transport, device_.signals);
   if (direct())  // the time model's probe sends from the registered region
     register_buffers(RegionLayout::of(0, 0, kProbeScratch_B));
-  describe_run(opts);
+  describe_run();
   library_counted_ = library_counting(comm.mpi());
   MPI_Group world, mine;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -89,20 +89,20 @@ RunSetup::RunSetup(Comm& comm, const Options& opts, const Nodes& nodes)
 }
 
 // What every row says of the run.
-void RunSetup::describe_run(const Options& opts) {
-  info_.program = opts.program;
-  info_.device = name(opts.device);
+void RunSetup::describe_run() {
+  info_.program = opts_.program;
+  info_.device = name(opts_.device);
   info_.host = hostname();
   info_.date = utc_now();
   info_.mpi_version = mpi_version();
   info_.commlab_version = commlab_version();
   info_.P = comm_.size();
-  info_.root = opts.root;
-  info_.iters = opts.iters;
+  info_.root = opts_.root;
+  info_.iters = opts_.iters;
   const Load load = load_at_start(comm_.mpi());
   info_.busy_at_start = load.busy, info_.cores_per_node = load.cores;
-  info_.warmup = opts.warmup;
-  info_.in_place = opts.in_place;
+  info_.warmup = opts_.warmup;
+  info_.in_place = opts_.in_place;
   info_.transport = device_.transport;
   info_.ranks_per_gpu = device_.ranks_per_gpu;
   info_.placement = gather_placement(comm_.mpi());
@@ -110,7 +110,7 @@ void RunSetup::describe_run(const Options& opts) {
   // Rows whose links are read one by one (the emulated ring's counters), and
   // the direct transport, whose buffers are registered between the library's
   // rows and the hand-written ones, are timed one row after another.
-  info_.interleaved = opts.interleave && !links_.active() && !direct();
+  info_.interleaved = opts_.interleave && !links_.active() && !direct();
   if (const char* pml = std::getenv("OMPI_MCA_pml"); pml && built_with_open_mpi()) info_.pml = pml;
 }
 

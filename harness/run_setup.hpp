@@ -62,7 +62,7 @@ class RunSetup {
 
  private:
   std::string pretend_on_network(const Topology& network);
-  void describe_run(const Options& opts);
+  void describe_run();
 
   Comm& comm_;
   const Options& opts_;

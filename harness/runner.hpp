@@ -79,7 +79,6 @@ class Runner {
   // ranks really run.
   Runner(Comm& comm, const Options& opts, const Nodes& nodes);
 
-  RunSetup& setup() { return setup_; }
   Memory& memory() { return setup_.memory(); }
   int ranks() const { return comm_.size(); }
   const Nodes& nodes() const { return setup_.nodes(); }

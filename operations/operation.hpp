@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "collectives/algorithm.hpp"
@@ -91,11 +90,6 @@ class Operation {
     for (const auto& a : algorithms)
       if (a.name == wanted) return a;
     throw std::logic_error(name + " has no algorithm " + wanted);
-  }
-  // By name, to set a flag on it: never "the last one added", which moves
-  // when an algorithm is appended.
-  CollectiveAlgorithm& algorithm(const std::string& wanted) {
-    return const_cast<CollectiveAlgorithm&>(std::as_const(*this).algorithm(wanted));
   }
   virtual double busbw_factor(int P) const = 0;  // nccl-tests' definitions
   virtual Layout layout(int P, int r, int root, size_t N, bool in_place) const = 0;
