@@ -85,6 +85,14 @@ BURST=${BURST:-256kb}
 declare -A flags=([put]="send,put,inplace,need-ack,need-csum,hetero-rdma" [send]="send,inplace,need-ack,need-csum")
 declare -A links=([put]=2 [send]=1)
 congestion=$(nsenter --net="/run/netns/${tag}node0" sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo reno)
+# Every node's port shaped WAY, each way (as cluster_up.sh does: the node's
+# side and the bridge's).
+shape_ports() {
+  for i in $(seq 0 $((NODES - 1))); do
+    bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST" "$1" \
+      && bash slurm/port_shape.sh host "${tag}v$i" "$RATE" "$BURST" "$1" || die "cannot shape node $i's port"
+  done
+}
 # What a cluster found up is given back, pass or fail.
 give_back() {
   case $COMPARE in
@@ -93,7 +101,7 @@ give_back() {
         nsenter --net="/run/netns/${tag}node$i" sysctl -qw "net.ipv4.tcp_congestion_control=$congestion"
       done ;;
     port)
-      for i in $(seq 0 $((NODES - 1))); do bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST"; done ;;
+      shape_ports prio ;;
   esac
 }
 [ -z "${up_nodes:-}" ] || trap 'give_back >/dev/null 2>&1; rm -f "$tmp"_*' EXIT
@@ -104,9 +112,7 @@ set_way() {
     return
   fi
   if [ "$COMPARE" = port ]; then
-    for i in $(seq 0 $((NODES - 1))); do
-      bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST" "$1" || die "cannot shape node $i's port"
-    done
+    shape_ports "$1"
     return
   fi
   for i in $(seq 0 $((NODES - 1))); do

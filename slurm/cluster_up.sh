@@ -29,6 +29,7 @@ TOPOLOGY=${TOPOLOGY:-switch}
 # the ring all-reduce at P = 8 and 1 MiB where the links allow 0.15 s, and
 # Reno 0.16 s (docs/time-model.md, "TCP's congestion control").
 CONGESTION=${CONGESTION:-reno}
+SNDBUF=${SNDBUF:-262144}
 RING_SUBNET=${RING_SUBNET:-10.77.0}
 # The links' token bucket. A small one makes every message of 16 KiB or
 # more pay the rate, one way: ping-pong GB/s at 16 KiB / 1 MiB at 1gbit,
@@ -58,6 +59,8 @@ die() { echo "error: $*" >&2; exit 2; }
 [[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a port number, not '$PORT'"
 allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null || echo reno)
 [[ " $allowed " == *" $CONGESTION "* ]] || die "CONGESTION must be one of this kernel's allowed ($allowed), not '$CONGESTION'"
+[[ $SNDBUF =~ ^[1-9][0-9]{3,8}$ ]] || die "SNDBUF must be bytes, 4096 or more (a TCP connection's send buffer), not '$SNDBUF'"
+[ "$SNDBUF" -ge 4096 ] || die "SNDBUF must be 4096 bytes or more, not '$SNDBUF'"
 [[ $TOPOLOGY =~ ^(switch|ring)$ ]] || die "TOPOLOGY must be switch or ring, not '$TOPOLOGY'"
 [ "$TOPOLOGY" = switch ] || [ "$NODES" -ge 3 ] || die "TOPOLOGY=ring needs NODES of 3 or more, not $NODES"
 [[ $RING_SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "RING_SUBNET must be the first three numbers of a /24, like 10.77.0"
@@ -80,7 +83,7 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! comm
 fi
 
 # 2. The emulated network: a namespace per node on one bridge, each node's
-#    port capped at RATE, small packets first (port_shape.sh; this kernel has
+#    port capped at RATE each way, small packets first (port_shape.sh; this kernel has
 #    no netem: no added latency).
 if [ "$NODES" -gt 1 ]; then
   ip link add ${TAG}br0 type bridge 2>/dev/null || true
@@ -96,11 +99,26 @@ if [ "$NODES" -gt 1 ]; then
     fi
     ip -n $ns link set lo up
     ip netns exec $ns sysctl -qw "net.ipv4.tcp_congestion_control=$CONGESTION"
+    # A send completes once TCP holds its bytes, and by default TCP holds up
+    # to 4 MiB a connection: a rank's sends of the next step then start
+    # while the last step's are still on its port, and share it (the
+    # binomial broadcast's root at P = 4 sent its two messages of 4 MiB at
+    # once, the first arrived 30 ms late, and so did the whole call).
+    # SNDBUF bytes a connection, about 2 ms of a 1 Gbit/s link, make a send
+    # complete near its delivery, as a network's rendezvous does.
+    ip netns exec $ns sysctl -qw "net.ipv4.tcp_wmem=4096 16384 $SNDBUF"
     ip -n $ns addr replace $SUBNET.$((i + 1))/24 dev ${TAG}p$i
     ip -n $ns link set ${TAG}p$i up
     tc -n $ns qdisc del dev ${TAG}p$i root 2>/dev/null || true
-    # A switch's port: acks and handshakes before data (port_shape.sh).
-    [ -z "$RATE" ] || [ "$TOPOLOGY" = ring ] || bash "$HERE/port_shape.sh" $ns ${TAG}p$i "$RATE" "$BURST"
+    # A switch's port, RATE each way (what the node sends, and on the
+    # bridge's side what the switch sends it), acks and handshakes before
+    # data (port_shape.sh). With the node's side alone, two ranks sending to
+    # one node at once were not slowed: the double binary tree at P = 4 ran
+    # 18 to 22% faster than the port model, which charges each way.
+    if [ -n "$RATE" ] && [ "$TOPOLOGY" = switch ]; then
+      bash "$HERE/port_shape.sh" $ns ${TAG}p$i "$RATE" "$BURST"
+      bash "$HERE/port_shape.sh" host ${TAG}v$i "$RATE" "$BURST"
+    fi
   done
   [ "$TOPOLOGY" = switch ] || bash "$HERE/ring_links.sh" "$NODES" "$TAG" "$RING_SUBNET" "$RATE" "$BURST"
   names=$(seq -f "${TAG}node%g" 0 $((NODES - 1)))
@@ -163,8 +181,8 @@ mv "$SLURM_CONF.new" "$SLURM_CONF"
   # 2 KiB all-reduce at P = 3 took 16 ms spinning, 0.1 ms yielding).
   echo "export OMPI_MCA_mpi_yield_when_idle=1"
   # What the links were given, for machine.md beside what they measured.
-  shaped="htb, small packets first, burst $BURST; emulated"
-  [ "$TOPOLOGY" = ring ] && shaped="htb, a queue per pair of nodes, burst $BURST; emulated; each ring link, each way"
+  shaped="htb each way, small packets first, burst $BURST; TCP send buffer $SNDBUF B; emulated"
+  [ "$TOPOLOGY" = ring ] && shaped="htb, a queue per pair of nodes, burst $BURST; TCP send buffer $SNDBUF B; emulated; each ring link, each way"
   [ -z "$RATE" ] || echo "export COMMLAB_LINK_RATE='$RATE ($shaped)'"
   # Emulated nodes: MPI must use the bridge, not loopback or the host's own interfaces.
   # On a ring, the data over the ring's addresses and start-up over the bridge.

@@ -13,6 +13,9 @@
 # comparison at 1 and 16 MiB: docs/time-model.md, "the switch's ports").
 #
 #   port_shape.sh NS DEV RATE BURST [prio|tbf]
+#
+# NS "host": DEV is in this machine's own namespace (the bridge's side of a
+# node's cable, which shapes what the switch sends the node: its ingress).
 source "$(dirname "$0")/../bench/args.sh" && answer_help "$0" "$@"
 set -euo pipefail
 die() { echo "error: $*" >&2; exit 2; }
@@ -20,12 +23,14 @@ die() { echo "error: $*" >&2; exit 2; }
 NS=$1 DEV=$2 RATE=$3 BURST=$4 WAY=${5:-prio}
 [[ $RATE =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] || die "RATE must look like 1gbit, not '$RATE'"
 [[ $BURST =~ ^[0-9]+(b|kb|k|mb|m)$ ]] || die "BURST must look like 256kb, not '$BURST'"
-tc -n "$NS" qdisc del dev "$DEV" root 2>/dev/null || true
+# tc in the node's namespace, or in this one's for NS=host.
+tcn() { if [ "$NS" = host ]; then tc "$@"; else tc -n "$NS" "$@"; fi; }
+tcn qdisc del dev "$DEV" root 2>/dev/null || true
 case $WAY in
-  tbf) tc -n "$NS" qdisc add dev "$DEV" root tbf rate "$RATE" burst "$BURST" latency 50ms ;;
+  tbf) tcn qdisc add dev "$DEV" root tbf rate "$RATE" burst "$BURST" latency 50ms ;;
   # The small packets' leaf and the data's guarantee only 8 kbit/s and borrow
   # the rest in turn, small packets first (prio 0): ring_shape.sh says why.
-  prio) tc -n "$NS" -b - <<TC ;;
+  prio) tcn -b - <<TC ;;
 qdisc add dev $DEV root handle 1: htb default 3 r2q 200
 class add dev $DEV parent 1: classid 1:1 htb rate $RATE burst $BURST quantum 65536
 class add dev $DEV parent 1:1 classid 1:2 htb rate 8kbit ceil $RATE burst $BURST prio 0 quantum 65536

@@ -28,10 +28,17 @@ done
 # - every table row between <!-- quoted from FILE --> and <!-- end of quote -->
 #   is in FILE, in a table under the same ### heading;
 # - a line <!-- within 15%: FILE K of M --> says that K of the M algorithms
-#   in FILE's "Do the formulas hold?" table are within 15% at every row.
+#   in FILE's "Do the formulas hold?" table are within 15% at every row;
+# - a line <!-- median: ROWS P=8 bytes=N A/B 1.50 --> gives the hand-written
+#   A's t_median_us over B's in the rows file ROWS at that P and size, as
+#   written (its decimals); "A 0.72 s" or "A 140 ms" gives A's own.
 python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
-import glob, os, re, sys
+import csv, glob, os, re, sys
 src, bad, quoted, counts = sys.argv[1], 0, 0, 0
+def median_us(rows, P, size, algorithm):
+    t = [float(r["t_median_us"]) for r in csv.DictReader(open(os.path.join(src, rows)))
+         if r["impl"] == "hand" and r["P"] == P and r["bytes"] == size and r["algorithm"] == algorithm]
+    return t[0] if len(t) == 1 else None
 def report(path):
     return open(os.path.join(src, path)).read()
 for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
@@ -58,7 +65,17 @@ for page in sorted(glob.glob(src + "/docs/*.md")) + [src + "/README.md"]:
             bad += 1
             print(f"{where}: {m.group(1)} has {yes} of {len(rows)}, the page says "
                   f"{m.group(2)} of {m.group(3)}")
-print(f"{quoted} quoted rows, {counts} first-screen counts")
+    for m in re.finditer(r"<!-- median: (\S+) P=(\d+) bytes=(\d+) (\S+) ([0-9.]+)( s| ms)? -->", text):
+        counts += 1
+        rows, P, size, what, given, unit = m.groups()
+        t = [median_us(rows, P, size, a) for a in what.split("/")]
+        scale = {" s": 1e-6, " ms": 1e-3}.get(unit, 1)
+        value = None if None in t else t[0] / t[1] if len(t) == 2 else t[0] * scale
+        decimals = len(given.split(".")[1]) if "." in given else 0
+        if value is None or f"{value:.{decimals}f}" != given:
+            bad += 1
+            print(f"{where}: {m.group(0)}: the rows give {value}")
+print(f"{quoted} quoted rows, {counts} first-screen counts and medians")
 sys.exit(1 if bad or not quoted or not counts else 0)
 PY
 [ $? = 0 ] && ok "the report rows and counts the docs quote are in the committed reports ($(tail -1 "$TMP/out"))" \

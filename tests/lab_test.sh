@@ -402,9 +402,14 @@ fails=$((fails + $?))
 # new sweep committed there is checked here. The check finds what the
 # fixture holds on purpose: lab 04's ring mean is its median from 256 KiB on.
 mkdir -p "$TMP/committed" && cp "$SRC/results/ring-8x100mbit_reno/rows.csv" "$TMP/committed/ring.csv"
-"$BIN/grade" --escapes --outputs "$TMP/committed" "$SRC/lab/08-network/questions.toml" > "$TMP/esc" 2>&1 \
-  && [ ! -s "$TMP/esc" ] && ok "lab 08 on results/ring-8x100mbit_reno: no careless reading lands on an answer" \
-  || { fail "lab 08: a careless reading of the committed rows lands on an answer"; cat "$TMP/esc"; }
+# The ring's calls now run at its model, steadily: q7's and q8's ratios come
+# out the same from the mean, the fastest or the slowest call (and q7's at
+# 4 MiB as at 16: the links' 1.5 at both), so those readings are not wrong in
+# value there; any other question's, or a miss of another kind, is.
+"$BIN/grade" --escapes --outputs "$TMP/committed" "$SRC/lab/08-network/questions.toml" > "$TMP/esc" 2>&1
+grep -v -E '^q[78]: (t_(avg|min|max)_us|bytes = 4194304) gives ' "$TMP/esc" | grep -q . \
+  && { fail "lab 08: a careless reading of the committed rows lands on an answer"; cat "$TMP/esc"; } \
+  || ok "lab 08 on results/ring-8x100mbit_reno: no careless reading lands on an answer but q7's and q8's steady calls"
 "$BIN/grade" --escapes --outputs "$OUT" "$SRC/lab/04-time-model/questions.toml" > "$TMP/esc" 2>&1
 [ $? = 1 ] && grep -q "^q18: t_avg_us gives 2.25, within 3 tolerances" "$TMP/esc" \
   && ok "grade --escapes names the fixture's lab 04 q18 mean (exit 1)" \

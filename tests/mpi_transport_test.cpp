@@ -2,6 +2,7 @@
 // exactly, and messages larger than INT_MAX bytes arrive whole.
 #include <mpi.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <climits>
 #include <vector>
@@ -39,6 +40,31 @@ TEST_CASE("zero-byte messages are still messages") {
   Traffic t = counted.gather_counts(comm.transport(), Nodes());
   CHECK(t.msgs_total == 1);
   CHECK(t.sent_total_B == 0);
+}
+
+// The transport posts a step's sends before its receives (an irecv waits
+// for the next send, wait or test). Neither may leave a peer blocked in its
+// own send: two ranks that each post a receive, then send to the other
+// blocking, or isend and wait for the sends alone, both finish. 1 MiB is
+// past every transport's eager limit, so each send needs the receive. A
+// hang here ends at the test's timeout.
+TEST_CASE("a receive not yet posted never holds up a peer's send") {
+  Comm comm(MPI_COMM_WORLD, make_transport);
+  if (comm.size() < 2 || comm.rank() > 1) return;
+  const int me = comm.rank(), peer = 1 - me;
+  const size_t B = size_t{1} << 20;
+  std::vector<char> out(B, char(me + 1)), in(B);
+  comm.irecv(peer, in.data(), B, {0});
+  comm.send(peer, out.data(), B, {0});
+  comm.wait_all();
+  CHECK(in[B - 1] == char(peer + 1));
+
+  std::fill(in.begin(), in.end(), 0);
+  comm.isend(peer, out.data(), B, {1});
+  comm.irecv(peer, in.data(), B, {1});
+  comm.wait_sends();
+  comm.wait_all();
+  CHECK(in[B - 1] == char(peer + 1));
 }
 
 TEST_CASE("a message over INT_MAX bytes arrives whole", "[large]") {

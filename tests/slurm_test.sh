@@ -121,7 +121,7 @@ if [ $rc = 0 ] && [ "$(grep -c '^ *2 cmtnode[0-3]$' "$TMP/job.out")" = 4 ] \
    && "$BIN/report" --column P,nodes,ranks_per_node,hosts "$TMP/multi/rows.csv" | awk -F'\t' '$1 == 8 { n++; if ($2 != 4 || $3 != 2 || $4 != "cmtnode[0-3]") bad = 1 } END { exit bad || !n }' \
    && "$BIN/report" --column impl,port_critical_B,model_port_critical_B "$TMP/multi/rows.csv" | awk -F'\t' '$1 == "hand" { n++; if (!($2 > 0 && $2 == $3)) bad = 1 } END { exit bad || !n }' \
    && grep -Eq "the links' ping-pong: 0\.[0-9]+ GB/s" "$TMP/multi/report.md" \
-   && grep -Eq "^- links: given 1gbit \(htb, small packets first, burst 256kb; emulated\); ping-pong on 2 nodes x 1 rank: cmtnode\[0-1\]: half round trip [0-9.]+ us at 4 B, 0\.[0-9]+ GB/s at 4 MiB$" "$TMP/multi/machine.md"; then
+   && grep -Eq "^- links: given 1gbit \(htb each way, small packets first, burst 256kb; TCP send buffer 262144 B; emulated\); ping-pong on 2 nodes x 1 rank: cmtnode\[0-1\]: half round trip [0-9.]+ us at 4 B, 0\.[0-9]+ GB/s at 4 MiB$" "$TMP/multi/machine.md"; then
   ok "multinode.sbatch on 4 nodes: 2 ranks per node, 4 cells ok, placement in header, machine.md and CSV; port bytes counted = model; the links' ping-pong in machine.md"
 else fail "multinode.sbatch (exit $rc)"; fi
 # Asked for 4 nodes, ran on one: the sweep fails and says so.

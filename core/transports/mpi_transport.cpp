@@ -60,13 +60,12 @@ class MpiTransport : public Transport {
     const size_t nr = from == kNoRank ? 0 : pieces(rbytes, kPiece);
     for (size_t k = 0; k < std::max(ns, nr); ++k) {
       const size_t at = k * kPiece;
-      const int slen = piece_len(sbytes, kPiece, k), rlen = piece_len(rbytes, kPiece, k);
+      const int rlen = piece_len(rbytes, kPiece, k);
       // A side with no piece k left takes part as MPI_PROC_NULL (and no pointer past its buffer).
-      const char* sp = k < ns ? static_cast<const char*>(s) + at : nullptr;
-      char* rp = k < nr ? static_cast<char*>(r) + at : nullptr;
-      MPI_Sendrecv(sp, k < ns ? slen : 0, MPI_BYTE, k < ns ? to : MPI_PROC_NULL, kTag, rp,
-                   k < nr ? rlen : 0, MPI_BYTE, k < nr ? from : MPI_PROC_NULL, kTag, comm_,
-                   MPI_STATUS_IGNORE);
+      sends_first(k < ns ? static_cast<const char*>(s) + at : nullptr,
+                  k < ns ? piece_len(sbytes, kPiece, k) : 0, k < ns ? to : kNoRank,
+                  k < nr ? static_cast<char*>(r) + at : nullptr, k < nr ? rlen : 0,
+                  k < nr ? from : kNoRank);
       if (k < nr && fold) fold->landed(r, at, rlen);
     }
   }
@@ -79,6 +78,7 @@ class MpiTransport : public Transport {
     post_recvs(from, static_cast<char*>(buf), bytes, kPiece);
   }
   void wait_sends() override {
+    post_waiting_recvs();  // the peers' sends may need them to finish ours
     MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
     sends_.clear();
   }
@@ -88,6 +88,7 @@ class MpiTransport : public Transport {
     recvs_.clear();
   }
   bool test_all() override {
+    post_waiting_recvs();
     int sent = 1, landed = 1;
     MPI_Testall(static_cast<int>(sends_.size()), sends_.data(), &sent, MPI_STATUSES_IGNORE);
     MPI_Testall(static_cast<int>(recvs_.size()), recvs_.data(), &landed, MPI_STATUSES_IGNORE);
@@ -96,6 +97,7 @@ class MpiTransport : public Transport {
     return true;
   }
   int probe_any() override {
+    post_waiting_recvs();  // a message one of them is for is not the probe's
     MPI_Status status;
     MPI_Probe(MPI_ANY_SOURCE, kTag, comm_, &status);
     return status.MPI_SOURCE;
@@ -129,16 +131,38 @@ class MpiTransport : public Transport {
   void ready_for_mpi() {
     if (kind_ == TransportKind::cuda_aware) mem_.sync();
   }
-  // Non-blocking messages split as the blocking ones do, so either kind can meet the other.
+  // Non-blocking messages split as the blocking ones do, so either kind can
+  // meet the other. A step's sends go out before its receives: over TCP, a
+  // receive that matches a large message already announced answers at once,
+  // and the peer's data then fills the connection ahead of the handshake of
+  // our own send, which waits for all of it (measured on the emulated
+  // switch: recursive doubling at P = 3 took 4 transfers' time for 3, every
+  // call; docs/time-model.md). So a receive is posted when the next send
+  // has been, or when anything waits or tests.
   void post_sends(int to, const char* p, size_t bytes, size_t piece) {
     for (size_t k = 0, n = pieces(bytes, piece); k < n; ++k)
       MPI_Isend(p + k * piece, piece_len(bytes, piece, k), MPI_BYTE, peer(to), kTag, comm_,
                 &sends_.emplace_back());
+    post_waiting_recvs();
   }
   void post_recvs(int from, char* p, size_t bytes, size_t piece) {
     for (size_t k = 0, n = pieces(bytes, piece); k < n; ++k)
-      MPI_Irecv(p + k * piece, piece_len(bytes, piece, k), MPI_BYTE, peer(from), kTag, comm_,
-                &recvs_.emplace_back());
+      waiting_recvs_.push_back({from, p + k * piece, piece_len(bytes, piece, k)});
+  }
+  void post_waiting_recvs() {
+    for (const Unposted& u : waiting_recvs_)
+      MPI_Irecv(u.p, u.len, MPI_BYTE, peer(u.from), kTag, comm_, &recvs_.emplace_back());
+    waiting_recvs_.clear();
+  }
+  // One blocking send and receive, the send posted first (as above); the
+  // receives waiting from earlier irecvs are posted with them, so that a
+  // peer blocked in its own send to us can finish. kNoRank: no such side.
+  void sends_first(const void* s, int slen, int to, void* r, int rlen, int from) {
+    MPI_Request both[2];
+    MPI_Isend(s, slen, MPI_BYTE, peer(to), kTag, comm_, &both[0]);
+    post_waiting_recvs();
+    MPI_Irecv(r, rlen, MPI_BYTE, peer(from), kTag, comm_, &both[1]);
+    MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
   }
 
   MPI_Comm comm_;
@@ -146,6 +170,12 @@ class MpiTransport : public Transport {
   Memory& mem_;
   int rank_ = 0, size_ = 1;
   std::vector<MPI_Request> sends_, recvs_;  // posted, not yet waited for
+  struct Unposted {
+    int from;
+    char* p;
+    int len;
+  };
+  std::vector<Unposted> waiting_recvs_;  // irecvs not yet posted (post_recvs)
 };
 
 // Page-locked host memory and stream events, released with their owner.
@@ -180,9 +210,8 @@ class StagedTransport : public MpiTransport {
       if (k + 1 < ns) stage_out(k + 1);  // its slot's last MPI transfer (piece k-1) has returned
       if (sending) gpu::event_wait(out_ready_[k % 2].get());
       if (receiving) gpu::event_wait(in_done_[k % 2].get());  // piece k-2 has left this slot
-      MPI_Sendrecv(out_[k % 2].get(), sending ? piece_len(sbytes, C, k) : 0, MPI_BYTE,
-                   sending ? to : MPI_PROC_NULL, kTag, in_[k % 2].get(), rlen, MPI_BYTE,
-                   receiving ? from : MPI_PROC_NULL, kTag, comm_, MPI_STATUS_IGNORE);
+      sends_first(out_[k % 2].get(), sending ? piece_len(sbytes, C, k) : 0, sending ? to : kNoRank,
+                  in_[k % 2].get(), rlen, receiving ? from : kNoRank);
       if (!receiving) continue;
       gpu::copy(static_cast<char*>(r) + k * C, in_[k % 2].get(), rlen);
       gpu::event_record(in_done_[k % 2].get());
