@@ -57,6 +57,7 @@ void pipelined_step(const CollectiveJob& job, const Chunks& work, const Segments
     if (j < k_send)
       comm.isend(ring.right(comm.rank()), work.at(send) + seg.first(j) * es,
                  seg.size(n_send, j) * es, {step, send});
+    comm.round_posted();  // the segment's reduction runs while these travel
   };
   post(0);
   for (size_t j = 0; j < std::max(k_send, k_fold); ++j) {

@@ -86,12 +86,14 @@ declare -A flags=([put]="send,put,inplace,need-ack,need-csum,hetero-rdma" [send]
 declare -A links=([put]=2 [send]=1)
 congestion=$(nsenter --net="/run/netns/${tag}node0" sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo reno)
 # Every node's port shaped WAY, each way (as cluster_up.sh does: the node's
-# side and the bridge's).
+# side and the bridge's); every node tried, false if any failed.
 shape_ports() {
+  local i bad=0
   for i in $(seq 0 $((NODES - 1))); do
     bash slurm/port_shape.sh "${tag}node$i" "${tag}p$i" "$RATE" "$BURST" "$1" \
-      && bash slurm/port_shape.sh host "${tag}v$i" "$RATE" "$BURST" "$1" || die "cannot shape node $i's port"
+      && bash slurm/port_shape.sh host "${tag}v$i" "$RATE" "$BURST" "$1" || bad=1
   done
+  return $bad
 }
 # What a cluster found up is given back, pass or fail.
 give_back() {
@@ -101,7 +103,7 @@ give_back() {
         nsenter --net="/run/netns/${tag}node$i" sysctl -qw "net.ipv4.tcp_congestion_control=$congestion"
       done ;;
     port)
-      shape_ports prio ;;
+      shape_ports prio || true ;;
   esac
 }
 [ -z "${up_nodes:-}" ] || trap 'give_back >/dev/null 2>&1; rm -f "$tmp"_*' EXIT
@@ -112,7 +114,7 @@ set_way() {
     return
   fi
   if [ "$COMPARE" = port ]; then
-    shape_ports "$1"
+    shape_ports "$1" || die "cannot shape every node's port $1"
     return
   fi
   for i in $(seq 0 $((NODES - 1))); do

@@ -59,8 +59,9 @@ die() { echo "error: $*" >&2; exit 2; }
 [[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a port number, not '$PORT'"
 allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null || echo reno)
 [[ " $allowed " == *" $CONGESTION "* ]] || die "CONGESTION must be one of this kernel's allowed ($allowed), not '$CONGESTION'"
-[[ $SNDBUF =~ ^[1-9][0-9]{3,8}$ ]] || die "SNDBUF must be bytes, 4096 or more (a TCP connection's send buffer), not '$SNDBUF'"
-[ "$SNDBUF" -ge 4096 ] || die "SNDBUF must be 4096 bytes or more, not '$SNDBUF'"
+# 16384 at least: TCP's default buffer, which a smaller maximum does not shrink.
+[[ $SNDBUF =~ ^[1-9][0-9]{4,8}$ ]] && [ "$SNDBUF" -ge 16384 ] \
+  || die "SNDBUF must be a TCP connection's send buffer in bytes, 16384 or more, not '$SNDBUF'"
 [[ $TOPOLOGY =~ ^(switch|ring)$ ]] || die "TOPOLOGY must be switch or ring, not '$TOPOLOGY'"
 [ "$TOPOLOGY" = switch ] || [ "$NODES" -ge 3 ] || die "TOPOLOGY=ring needs NODES of 3 or more, not $NODES"
 [[ $RING_SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "RING_SUBNET must be the first three numbers of a /24, like 10.77.0"
@@ -110,6 +111,7 @@ if [ "$NODES" -gt 1 ]; then
     ip -n $ns addr replace $SUBNET.$((i + 1))/24 dev ${TAG}p$i
     ip -n $ns link set ${TAG}p$i up
     tc -n $ns qdisc del dev ${TAG}p$i root 2>/dev/null || true
+    tc qdisc del dev ${TAG}v$i root 2>/dev/null || true
     # A switch's port, RATE each way (what the node sends, and on the
     # bridge's side what the switch sends it), acks and handshakes before
     # data (port_shape.sh). With the node's side alone, two ranks sending to

@@ -238,6 +238,11 @@ void Comm::wait_all() {
   t_->wait_all();
 }
 
+void Comm::round_posted() {
+  const Unlogged unlogged(*mem_);
+  t_->round_posted();
+}
+
 bool Comm::test_all() {
   const Unlogged unlogged(*mem_);
   return t_->test_all();

@@ -74,6 +74,8 @@ class Comm {
   // Whether every isend and irecv has completed (then as wait_all), without waiting.
   bool test_all();
   void wait_sends();  // only the isends: their buffers may be reused, receives go on
+  // Every message of a round is posted; compute may follow (transport.hpp).
+  void round_posted();
 
   // Blocks until a message from any rank is ready to receive; returns its sender.
   int probe_any();

@@ -40,6 +40,7 @@ void Executor::begin(const Round& round) {
     else
       run_local(comm_.memory(), a);
   }
+  comm_.round_posted();  // the caller may compute before it tests or waits
 }
 
 void Executor::finish(const Round& round) {

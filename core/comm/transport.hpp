@@ -66,6 +66,10 @@ class Transport {
   virtual void irecv(int from, void* buf, size_t bytes) = 0;
   virtual void wait_sends() = 0;
   virtual void wait_all() = 0;
+  // A round's messages are all posted and what follows may be compute, not
+  // a wait: post anything held back now (the MPI transport holds a receive
+  // until the next send is out, mpi_transport.cpp).
+  virtual void round_posted() {}
   // Whether everything posted has completed (then as wait_all), without
   // waiting: how a schedule run non-blocking is progressed (executor.hpp).
   // Only MPI on host buffers and the threads have it.

@@ -77,6 +77,7 @@ class MpiTransport : public Transport {
     ready_for_mpi();
     post_recvs(from, static_cast<char*>(buf), bytes, kPiece);
   }
+  void round_posted() override { post_waiting_recvs(); }
   void wait_sends() override {
     post_waiting_recvs();  // the peers' sends may need them to finish ours
     MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
