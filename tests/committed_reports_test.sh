@@ -33,11 +33,14 @@ done
 #   A's t_median_us over B's in the rows file ROWS at that P and size, as
 #   written (its decimals); "A 0.72 s" or "A 140 ms" gives A's own.
 python3 - "$SRC" >"$TMP/out" 2>&1 <<'PY'
-import csv, glob, os, re, sys
+import csv, functools, glob, os, re, sys
 src, bad, quoted, counts = sys.argv[1], 0, 0, 0
+@functools.cache  # each rows file read once, however many medians a page quotes from it
+def hand_rows(rows):
+    return [r for r in csv.DictReader(open(os.path.join(src, rows))) if r["impl"] == "hand"]
 def median_us(rows, P, size, algorithm):
-    t = [float(r["t_median_us"]) for r in csv.DictReader(open(os.path.join(src, rows)))
-         if r["impl"] == "hand" and r["P"] == P and r["bytes"] == size and r["algorithm"] == algorithm]
+    t = [float(r["t_median_us"]) for r in hand_rows(rows)
+         if r["P"] == P and r["bytes"] == size and r["algorithm"] == algorithm]
     return t[0] if len(t) == 1 else None
 def report(path):
     return open(os.path.join(src, path)).read()
