@@ -321,6 +321,16 @@ pred --fit "$TMP" --alpha 1; refused $? "predict: a fit and a figure by hand" "s
 pred --link ib-hdr --bandwidth 50 -P 2 -m 1M -a ring \
   && grep -q "^# link: ib-hdr(bandwidth=50GBps): alpha 1.47 us, 50 GB/s each way" "$TMP/out" \
   && ok "predict --link ib-hdr --bandwidth 50: HDR's alpha, 50 GB/s" || fail "predict --link with --bandwidth"
+# docs/predict.md's table of named links is what predict --links prints, row
+# for row, and the links added last (NDR, Slingshot) predict.
+pred --links && grep -c '^| ' "$TMP/out" >"$TMP/n" \
+  && [ "$(grep -Fxf "$TMP/out" "$(dirname "$0")/../docs/predict.md" | grep -c '^| ')" = "$(cat "$TMP/n")" ] \
+  && ok "predict --links: docs/predict.md's table, every row" \
+  || { fail "predict --links and docs/predict.md differ"; cat "$TMP/out"; }
+for link in "ib-ndr: alpha 2 us, 50 GB/s" "slingshot-200: alpha 1.8 us, 25 GB/s"; do
+  pred --link "${link%%:*}" -P 64 -m 1M -a ring && grep -qF "# link: $link each way" "$TMP/out" \
+    && ok "predict --link ${link%%:*}" || { fail "predict --link ${link%%:*}"; cat "$TMP/out" "$TMP/err"; }
+done
 pred --fit "$TMP/nowhere"; refused $? "predict: --fit without rows" "no rows.csv there"
 pred --link ib-hdr -a ring,nothing; refused $? "predict: unknown algorithm" "no such algorithm"
 pred -P 4,,8 --link ib-hdr; refused $? "predict: an empty item in -P" "an empty item"
