@@ -5,7 +5,8 @@
 // link + gamma x bytes the busiest rank reduces, and the figures are each
 // algorithm's closed form (at_scale), which the unit tests hold to its
 // message-by-message model. The links and where their figures come from:
-// links.hpp and docs/predict.md.
+// links.hpp and docs/predict.md. On one node (--one-node, or --fit of a
+// one-node folder) the resource is its memory instead: node_memory.hpp.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "harness/results.hpp"
 #include "harness/version.hpp"
 #include "links.hpp"
+#include "node_memory.hpp"
 #include "operations/predicted.hpp"
 #include "output.hpp"
 #include "report.hpp"
@@ -43,6 +45,9 @@ struct Settings {
   // busiest link is charged (core/comm/topology.hpp).
   std::optional<Topology> topology;
   LinkModel link;
+  // Every rank on one node, a core each, on host buffers: its memory is the
+  // resource, not a link (node_memory.hpp).
+  std::optional<NodeMemory> node;
   std::vector<const CollectiveAlgorithm*> algorithms;
   std::string left_out;  // algorithms "all" leaves out here, and why
   std::optional<WholeFile> csv;
@@ -151,17 +156,20 @@ std::string table(const Settings& s, const std::vector<Row>& rows) {
 // Every row names its network: the link, the topology of the nodes, the
 // ranks per node (a figure without them cannot be told from another's).
 // port_critical_B: the busiest node's port; link_critical_B: the busiest
-// link, which is charged (the port's on the switch; a shared GPU's memory).
+// link, which is charged (the port's on the switch; a shared GPU's memory;
+// on one node the busiest rank's bytes moved in memory, step by step).
 std::string csv_rows(const Settings& s, const std::vector<Row>& rows) {
   const std::string network = s.shared_gpu ? "shared-gpu"
+                              : s.node     ? "one-node"
                               : s.topology ? s.topology->describe()
                                            : "switch";
+  const std::string link = s.node ? s.node->name : s.link.name;
   std::string t =
       "link,topology,P,ranks_per_node,bytes,algorithm,steps,port_critical_B,link_critical_B,"
       "reduced_max_rank_B,t_us\n";
   for (const Row& r : rows)
-    t += fmt::format("{},{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.0f},{:.9g}\n",
-                     csv_text(s.link.name), csv_text(network), r.P, s.ranks_per_node, r.bytes,
+    t += fmt::format("{},{},{},{},{:.0f},{},{:.0f},{:.0f},{:.0f},{:.0f},{:.9g}\n", csv_text(link),
+                     csv_text(network), r.P, s.node ? r.P : s.ranks_per_node, r.bytes,
                      r.algorithm->name, r.figures.steps, r.port_B, r.figures.port_critical_B,
                      r.figures.reduced_max_rank_B, r.t_us);
   return t;
@@ -266,6 +274,33 @@ std::vector<ScaledTraffic> per_byte(const Settings& s, int P) {
     per_B.push_back({double(t.steps), double(memory_B(t)) / double(4 * count), 0});
   }
   return per_B;
+}
+
+// On one node each size's loads come from the exact schedule (the eager
+// limit and the tier make time no straight line in N), and the fastest at
+// each size asked is said where it changes.
+std::string predict_on_one_node(const Settings& s, int P, std::vector<Row>& rows) {
+  std::string fastest, last;
+  for (size_t bytes : s.sizes_B) {
+    const size_t first = rows.size();
+    size_t best = first;
+    for (const CollectiveAlgorithm* a : s.algorithms) {
+      const NodeLoad load = node_load(*a, P, bytes);
+      rows.push_back({P,
+                      double(bytes),
+                      a,
+                      {load.steps, load.rank_B, 0},
+                      0,
+                      node_time_us(*s.node, load, bytes)});
+      if (rows.back().t_us < rows[best].t_us) best = rows.size() - 1;
+    }
+    const std::string& name = rows[best].algorithm->name;
+    if (name != last)
+      fastest += fmt::format("{} {} from {}", last.empty() ? "" : ",", name, human_bytes(bytes)),
+          last = name;
+  }
+  if (P == 1) return "P = 1: one rank already holds the sum; nothing to do\n";
+  return fmt::format("P = {}:{} (of the sizes asked)\n", P, fastest);
 }
 
 void predict_at(const Settings& s, int P, const std::vector<ScaledTraffic>& per_B,
@@ -393,6 +428,53 @@ void add_link_flags(CLI::App& app, LinkFlags& l) {
       ->type_name("FOLDER");
 }
 
+// Every rank on one node (--one-node, or --fit of a folder whose runs were
+// all on one node): its memory priced by node_memory.hpp, by hand or
+// fitted; nothing of a network's. The algorithms that read peers' memory
+// run over direct access only, which the fit's rows (over MPI) did not.
+constexpr int kMaxNodeP = 256;
+struct NodeFlags {
+  bool asked = false;
+  std::optional<double> GBps;
+};
+void priced_on_one_node(Settings& s, const LinkFlags& l, const NodeFlags& n, bool named,
+                        const CLI::App& app) {
+  for (const char* flag :
+       {"--link", "--gamma-bandwidth", "--shared-gpu", "--topology", "--ranks-per-node", "--call"})
+    if (app.count(flag))
+      throw UsageError(
+          fmt::format("{}: on one node the resource is its memory; {} is a link's "
+                      "or a network's",
+                      flag, flag));
+  if (s.Ps.back() > kMaxNodeP)
+    throw UsageError(
+        fmt::format("-P {}: ranks on one node, a core each, {} at most", s.Ps.back(), kMaxNodeP));
+  if (!l.folder.empty()) {
+    if (l.alpha_us || l.GBps)
+      throw UsageError("--fit " + l.folder +
+                       ": the fit gives alpha and the rates; say which, once");
+    s.node = fitted_node(l.folder, n.GBps);
+  } else {
+    if (!l.alpha_us || !l.GBps)
+      throw UsageError(
+          "--one-node: give a step by --alpha and one rank's memory by --bandwidth (GB/s read "
+          "plus written), or --fit a folder measured on one node");
+    s.node = node_by_hand(*l.alpha_us, *l.GBps, n.GBps);
+  }
+  for (const CollectiveAlgorithm* a : s.algorithms)
+    if (a->reads_peers && named)
+      throw UsageError("-a " + a->name +
+                       ": it reads its peers' memory (--transport direct), which this model of "
+                       "MPI's copies does not price");
+  auto reads = [](const CollectiveAlgorithm* a) { return a->reads_peers; };
+  if (std::any_of(s.algorithms.begin(), s.algorithms.end(), reads))
+    s.left_out =
+        "one_shot, two_shot: they read their peers' memory (--transport direct), "
+        "which this model of MPI's copies does not price";
+  s.algorithms.erase(std::remove_if(s.algorithms.begin(), s.algorithms.end(), reads),
+                     s.algorithms.end());
+}
+
 // The command line, every input checked before anything is printed (the
 // --csv path too); nullopt after --help or --links.
 std::optional<Settings> parse(int argc, char** argv) {
@@ -401,10 +483,11 @@ std::optional<Settings> parse(int argc, char** argv) {
   std::string ranks = "2:1024", sizes = "4:1G", algorithms = "all", csv, topology = "switch";
   double factor = 4;
   bool list_links = false, shared_gpu = false;
+  NodeFlags node;
   Settings s;
   app.add_option("-P", ranks,
                  "P: a list of P or MIN:MAX (MIN, 2 MIN, 4 MIN, ... up to MAX), 1 to 2^20 "
-                 "(default 2:1024)")
+                 "(default 2:1024; on one node 2:64)")
       ->type_name("LIST");
   app.add_option("-m", sizes, "N: MIN:MAX in bytes, with K, M or G (default 4:1G), up to 1 PiB")
       ->type_name("SIZES");
@@ -433,6 +516,15 @@ std::optional<Settings> parse(int argc, char** argv) {
                  "host wait; default 0)")
       ->type_name("US")
       ->check(finite_within(0, 1e9));
+  app.add_flag("--one-node", node.asked,
+               "every rank on one node, a core each, on host buffers: its memory is the "
+               "resource; --alpha is a step, --bandwidth one rank's memory (GB/s read plus "
+               "written); --fit of a one-node folder implies it; P up to 256");
+  app.add_option("--node-bandwidth", node.GBps,
+                 "on one node: every rank's bytes moved at once, GB/s (default: the fit's; by "
+                 "hand, unlimited)")
+      ->type_name("GBPS")
+      ->check(finite_within(1e-9, 1e9));
   app.set_version_flag("--version", version_text("predict"));
   try {
     app.parse(argc, argv);
@@ -445,14 +537,23 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.sizes_B = parse_size_range(sizes, factor);
   if (double(s.sizes_B.back()) > kMaxBytes)
     throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
+  const bool named = algorithms != "all";
+  if (node.asked || (!l.folder.empty() && !shared_gpu && on_one_node(l.folder))) {
+    if (!app.count("-P")) s.Ps = parse_ranks("2:64");    // a node's cores, not a machine's
+    s.algorithms = chosen_algorithms(algorithms, true);  // exact models, any algorithm
+    priced_on_one_node(s, l, node, named, app);
+    if (app.count("--csv")) s.csv.emplace(csv, "--csv");
+    return s;
+  }
+  if (node.GBps) throw UsageError("--node-bandwidth: the node's memory is a term of --one-node");
   s.link = chosen_link(l.name, l.alpha_us, l.GBps, l.folder);
   if (l.gamma_GBps) s.link.gamma_GBps = *l.gamma_GBps;
   if (shared_gpu) on_a_shared_gpu(s, !l.name.empty() || !l.folder.empty() || l.gamma_GBps);
   if (app.count("--call") && !shared_gpu)
     throw UsageError("--call: a call's own cost is a shared GPU's term (--shared-gpu)");
   s.algorithms = chosen_algorithms(algorithms, shared_gpu);
-  if (!shared_gpu) only_where_they_run(s, algorithms != "all");
-  on_a_topology(s, topology, algorithms != "all");
+  if (!shared_gpu) only_where_they_run(s, named);
+  on_a_topology(s, topology, named);
   if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
@@ -460,6 +561,12 @@ std::optional<Settings> parse(int argc, char** argv) {
 // The header says what is free: bytes between ranks on one node, not the
 // alpha of a step.
 std::string header(const Settings& s) {
+  if (s.node)
+    return fmt::format(
+        "# predict: all-reduce, every rank on one node with a core of its own, on host buffers: "
+        "t = alpha x steps + the busiest rank's bytes moved in memory / its rate + every rank's "
+        "/ the node's, step by step, from each schedule (docs/time-model.md)\n# node: {}\n{}",
+        describe(*s.node), s.left_out.empty() ? "" : "# left out: " + s.left_out + "\n");
   if (s.shared_gpu)
     return fmt::format(
         "# predict: all-reduce, the ranks sharing one GPU over direct access: t = a call + a step "
@@ -494,12 +601,16 @@ int run(int argc, char** argv) {
   std::vector<Row> rows;
   std::string fastest;
   for (int P : s->Ps) {
+    if (s->node) {
+      fastest += predict_on_one_node(*s, P, rows);
+      continue;
+    }
     const std::vector<ScaledTraffic> per_B = per_byte(*s, P);
     predict_at(*s, P, per_B, rows);
     fastest += crossovers(*s, P, per_B);
   }
-  fmt::print("{}{}\n# fastest, by size (from 1 B to 1 PiB, whatever -m asked):\n{}", header(*s),
-             table(*s, rows), fastest);
+  fmt::print("{}{}\n# fastest, by size ({}):\n{}", header(*s), table(*s, rows),
+             s->node ? "at the sizes asked" : "from 1 B to 1 PiB, whatever -m asked", fastest);
   std::fflush(stdout);  // before the CSV, which may go to the same place (--csv /dev/stdout)
   if (s->csv) s->csv->write(csv_rows(*s, rows));
   return 0;

@@ -331,6 +331,30 @@ for link in "ib-ndr: alpha 2 us, 50 GB/s" "slingshot-200: alpha 1.8 us, 25 GB/s"
   pred --link "${link%%:*}" -P 64 -m 1M -a ring && grep -qF "# link: $link each way" "$TMP/out" \
     && ok "predict --link ${link%%:*}" || { fail "predict --link ${link%%:*}"; cat "$TMP/out" "$TMP/err"; }
 done
+# One node: the memory model the report fits (docs/predict.md). Its loads are
+# each schedule's, the same the runs counted (model_memory_rank_B); its time
+# is the fit's, here of a committed sweep's rows, and by hand 5N at 1 GB/s
+# for recursive doubling at P = 2 (a step of 0 us).
+one_node_rows="$(dirname "$0")/../results/local_memory_dec1/run1"
+pred --fit "$one_node_rows" -P 2 -m 1M:1M --csv "$TMP/node.csv" \
+  && grep -q "^# node: fit:run1: alpha 13.5 us, a rank's bytes moved at 12.8 GB/s (10.2 GB/s from 16 MiB on)" "$TMP/out" \
+  && grep -q "^fit:run1,one-node,2,2,1048576,ring,2,0,5767168,0,563.653061$" "$TMP/node.csv" \
+  && python3 - "$one_node_rows/rows.csv" "$TMP/node.csv" <<'PY' && ok "predict --fit of one node: the report's fit, every algorithm's loads as counted" || { fail "predict --fit of one node"; cat "$TMP/out" "$TMP/err"; }
+import csv, sys
+run = {r["algorithm"]: r["model_memory_rank_B"] for r in csv.DictReader(open(sys.argv[1]))
+       if r["impl"] == "hand" and r["bytes"] == "1048576"}
+pred = {r["algorithm"]: r["link_critical_B"] for r in csv.DictReader(open(sys.argv[2]))}
+assert len(pred) == 11 and all(run[a] == b for a, b in pred.items()), (run, pred)
+PY
+pred --one-node --alpha 0 --bandwidth 1 -P 2 -m 1M:1M -a recursive_doubling \
+  && grep -qE "^ +2 +1 MiB +5242.88 +recursive_doubling$" "$TMP/out" \
+  && ok "predict --one-node by hand: recursive doubling moves 5N a rank at P = 2" || { fail "predict --one-node by hand"; cat "$TMP/out" "$TMP/err"; }
+pred --one-node --alpha 1 --bandwidth 10 --link ib-hdr; refused $? "predict --one-node with a link" "on one node the resource is its memory"
+pred --one-node --alpha 1; refused $? "predict --one-node without a rate" "one rank's memory by --bandwidth"
+pred --one-node --alpha 1 --bandwidth 10 -P 512; refused $? "predict --one-node past 256 ranks" "256 at most"
+pred --one-node --alpha 1 --bandwidth 10 -a one_shot; refused $? "predict --one-node -a one_shot" "reads its peers' memory"
+pred --link ib-hdr --node-bandwidth 10; refused $? "predict --node-bandwidth off one node" "a term of --one-node"
+pred --one-node --fit "$(dirname "$0")/../results/cluster-4x1gbit_reno"; refused $? "predict --one-node --fit of a cluster" "no hand-written all-reduce rows on one node"
 pred --fit "$TMP/nowhere"; refused $? "predict: --fit without rows" "no rows.csv there"
 pred --link ib-hdr -a ring,nothing; refused $? "predict: unknown algorithm" "no such algorithm"
 pred -P 4,,8 --link ib-hdr; refused $? "predict: an empty item in -P" "an empty item"
@@ -371,10 +395,11 @@ row=$(tail -1 "$TMP/out")
   && [ "$(cut -d, -f8 <<<"$row")" = 3072 ] && [ "$(cut -d, -f9 <<<"$row")" -gt 3072 ] \
   && ok "predict --csv on a ring: link, topology, ranks per node; port 3072 B, the busiest link more" \
   || { fail "predict --csv on a ring: $row"; }
-# --fit: a folder's runs across nodes, the fit's quality in the header; one node refused.
+# --fit: a folder's runs across nodes, the fit's quality in the header; one node's
+# without its all-reduce's memory columns refused.
 mkdir -p "$TMP/one_node"
 head -3 "$(dirname "$0")/../results/local/rows.csv" > "$TMP/one_node/rows.csv"
-pred --fit "$TMP/one_node"; refused $? "predict --fit: a one-node folder" "every run was on one node"
+pred --fit "$TMP/one_node"; refused $? "predict --fit: a one-node folder of two rows" "hand-written all-reduce rows"
 pred --fit "$(dirname "$0")/../results/cluster-4x1gbit/" -P 4 -m 1M
 grep -q "^# link: fit:cluster-4x1gbit: .*R^2 0\.[0-9]*, leave-one-out error" "$TMP/out" \
   && ok "predict --fit: the fit's rows, R^2 and leave-one-out error in the header" || { fail "predict --fit"; head -3 "$TMP/out"; }
