@@ -5,6 +5,16 @@
 #   answer_help SCRIPT "$@"   --help, and nothing else (a script with arguments)
 #   script_args SCRIPT "$@"   --help; any other argument refused in one line,
 #                             exit 2 (the settings come from the environment)
+# The folders a user names (OUT, RING_OUT, RESULTS_ROOT) are where they are,
+# not where the script goes: made absolute before the script moves to the
+# project. Its own defaults (results/mine, ...) stay the project's.
+from_here() {
+  local v
+  for v in OUT RING_OUT RESULTS_ROOT; do
+    [ -n "${!v:-}" ] && [[ ${!v} != /* ]] && printf -v "$v" '%s/%s' "$PWD" "${!v}"
+  done
+  return 0
+}
 answer_help() {
   local script=$1
   shift
@@ -18,6 +28,7 @@ answer_help() {
       exit 0
       ;;
   esac
+  from_here
 }
 script_args() {
   local script=$1

@@ -15,8 +15,12 @@ source bench/settings.sh
 JOB=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}
 TASKS=${SLURM_NTASKS:-$(nproc)}
 # RESULTS_ROOT: where each job's folder goes (default results/ in the clone;
-# a site's scratch or project space keeps them out of it).
-export OUT=${OUT:-${RESULTS_ROOT:-results}/$JOB}
+# a site's scratch or project space keeps them out of it). Run outside Slurm
+# (bash slurm/NAME.sbatch) the job is "local" and its folder results/mine-local,
+# which git ignores: never the committed reference run, results/local.
+folder=$JOB
+[ "$JOB" = local ] && folder=mine-local
+export OUT=${OUT:-${RESULTS_ROOT:-results}/$folder}
 
 # Every P must fit the tasks this job was given.
 check_ps() {

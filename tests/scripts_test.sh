@@ -57,6 +57,20 @@ refused $? "a batch script submitted from outside the project" "submit from the 
   && ok "--help and refusals wrote nothing in the clone" || fail "the clone changed"
 grep -q '^RUN=${RUN:-mine} ' "$SRC/bench/sweep.sh" && grep -qx '/results/mine\*/' "$SRC/.gitignore" \
   && ok "the sweep's default folder, results/mine, is one git ignores" || fail "sweep.sh's default folder"
+# A folder the user names is where they are, not where the script goes (a
+# sweep of the barrier alone at P = 2, 2 iterations: about 2 s).
+PS=2 PROGRAMS=barrier SIZES=4:4 ITERS=2 WARMUP=0 PY=none OUT=relout timeout 120 \
+  bash "$SRC/bench/sweep.sh" >"$TMP/out" 2>&1
+[ -s "$TMP/relout/rows.csv" ] && [ ! -e "$SRC/relout" ] \
+  && ok "OUT=relout from another folder: the sweep writes there, not in the project" \
+  || { fail "a relative OUT"; tail -3 "$TMP/out"; rm -rf "$SRC/relout"; }
+# A batch script run with bash outside Slurm is job "local": its folder is
+# one git ignores, not the committed reference run results/local.
+out=$(env -u SLURM_JOB_ID -u SLURM_ARRAY_JOB_ID -u OUT -u RESULTS_ROOT COMMLAB_SRC="$SRC" \
+  bash -c 'source "$COMMLAB_SRC/slurm/common.sh" && echo "$OUT"' probe 2>&1)
+[ "$out" = results/mine-local ] && (cd "$SRC" && git check-ignore -q "$out/rows.csv") \
+  && ok "a batch script outside Slurm writes $out, which git ignores" \
+  || fail "a batch script outside Slurm writes '$out'"
 # Every algorithm its own colour and marker, the same in every plot (with
 # the Python the sweep would plot with: bench/settings.sh's find_python).
 PY=none
