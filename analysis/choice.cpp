@@ -153,18 +153,21 @@ std::string auto_against_library(const std::vector<Measurement>& rows) {
         if (t.first && t.second && t.first->t_median_us > 0 && t.second->t_median_us > 0) {
           ratios.push_back(t.first->t_median_us / t.second->t_median_us);
           each += (each.empty() ? "" : "; ") + median_ratio(*t.first, *t.second);
-          noisy += t.first->noisy() || t.second->noisy();
+          noisy += t.first->noisy() || t.second->noisy() || !t.first->has_interval() ||
+                   !t.second->has_interval();
         }
       if (ratios.empty()) continue;
       std::string ran;
       for (const auto& [name, _] : chose.at(key).at(bytes)) ran += (ran.empty() ? "" : ", ") + name;
       const double mid = median(ratios);
       const auto& model = predicted_us[key][bytes];
-      // A figure is bold only where no run it comes from was noisy.
+      // A figure is bold only where every run it comes from had an interval
+      // and none was noisy.
       table.add_row(human_bytes(bytes), ran,
                     model.empty() ? "-" : fmt::format("{:.1f}", median(model)),
                     fmt::format("{:.1f}", median(auto_us[key][bytes])), each,
-                    noisy ? fmt::format("{:.2f} ({} of {} runs noisy)", mid, noisy, ratios.size())
+                    noisy ? fmt::format("{:.2f} ({} of {} runs noisy or without an interval)", mid,
+                                        noisy, ratios.size())
                           : fmt::format("**{:.2f}**", mid));
       if (mid > 1)
         over += fmt::format("{}{} ({:.3f})", over.empty() ? "" : ", ", human_bytes(bytes), mid);

@@ -311,8 +311,9 @@ std::string against_library(const std::vector<Measurement>& rows) {
       "Median time of each hand-written algorithm over the library call's on the same data in "
       "the same run (below 1: the hand-written one is faster), with the range the two medians' "
       "95% intervals allow and **noisy** where either interval spans more than 30% of its "
-      "median; both bus bandwidths, and the hand-written one's link bandwidth: what its busiest "
-      "rank sent or received, counted, over the time (GB/s, from the mean time, as nccl-tests "
+      "median (no interval: fewer than 6 iterations, or rows older than the interval); both bus "
+      "bandwidths, and the hand-written one's link bandwidth: what its busiest rank sent or "
+      "received, counted, over the time (GB/s, from the mean time, as nccl-tests "
       "defines busbw; busbw assumes the ring's traffic, link does not). On GPU buffers with one "
       "GPU per rank, over NCCL's too.";
   const bool over_others = std::any_of(tables.begin(), tables.end(), [](const auto& t) {
@@ -431,7 +432,8 @@ std::string make_report(const std::vector<Measurement>& rows, const std::string&
       "## -a auto against MPI_Allreduce\n\n"
       "auto's median time over the library's in the same run, with the range the two medians' "
       "95% intervals allow and **noisy** where either row is; the median of those over the runs, "
-      "in bold only where no run was noisy.\n{}{}{}",
+      "in bold only where every run had intervals (6 iterations or more) and none was "
+      "noisy.\n{}{}{}",
       title, on.empty() ? "-" : on, formulas_summary(rows, machine),
       checks(rows) + failed(failed_cells), traffic(rows), timing(rows), against_library(rows),
       fastest_allreduce(rows), auto_against_library(rows), open_mpi_sections(rows),

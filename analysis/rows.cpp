@@ -291,6 +291,7 @@ std::string median_ratio(const Measurement& a, const Measurement& b) {
   std::string s = fmt::format("{:.2f}", a.t_median_us / b.t_median_us);
   if (a.ci_lo_us && a.ci_hi_us && b.ci_lo_us && b.ci_hi_us && *b.ci_lo_us > 0)
     s += fmt::format(" [{:.2f}, {:.2f}]", *a.ci_lo_us / *b.ci_hi_us, *a.ci_hi_us / *b.ci_lo_us);
+  if (!a.has_interval() || !b.has_interval()) return s + " (no interval)";
   return s + (a.noisy() || b.noisy() ? " **noisy**" : "");
 }
 

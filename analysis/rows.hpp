@@ -91,6 +91,10 @@ struct Measurement {
     return ci_lo_us && ci_hi_us && t_median_us > 0 &&
            (*ci_hi_us - *ci_lo_us) / t_median_us > kNoisyWidth;
   }
+  // Whether its median has an interval at all: not with fewer than 6
+  // iterations (core/vocabulary/distribution.hpp), nor in rows written before
+  // the interval was; a row without one cannot be called steady either.
+  bool has_interval() const { return ci_lo_us && ci_hi_us; }
   // More ranks on its nodes than they have cores (where the row says its cores).
   bool oversubscribed() const {
     const int n = std::max(1, nodes.value_or(1));
