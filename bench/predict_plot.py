@@ -54,7 +54,8 @@ def main(path, out):
         t[(int(r["P"]), float(r["bytes"]))][r["algorithm"]] = float(r["t_us"])
     Ps = sorted({P for P, _ in t})
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for P, style in ((Ps[0], "--"), (Ps[-1], "-")):
+    # The smallest P dashed and the largest solid; one P once.
+    for P, style in ((Ps[0], "--"), (Ps[-1], "-")) if len(Ps) > 1 else ((Ps[0], "-"),):
         for n in names:
             pts = sorted((N, a[n]) for (p, N), a in t.items() if p == P)
             left.plot([N for N, _ in pts], [us for _, us in pts], style, label=f"{n}, P = {P}", markersize=3,
@@ -73,7 +74,9 @@ def main(path, out):
         right.set_yticks(Ps, [str(P) for P in Ps])
     right.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     r = rows[0]
-    fig.suptitle(f"predicted all-reduce times: {r['link']}, {r['topology']}, {r['ranks_per_node']} rank(s) per node")
+    where = ("every rank on one node, its memory" if r["topology"] == "one-node"
+             else f"{r['topology']}, {r['ranks_per_node']} rank(s) per node")
+    fig.suptitle(f"predicted all-reduce times: {r['link']}, {where}")
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=100)
