@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <vector>
 
+#include "core/vocabulary/usage_error.hpp"
+#include "report.hpp"
 #include "rows.hpp"
 #include "table.hpp"
 
@@ -67,6 +70,73 @@ std::string describe(const LinkModel& l) {
                      l.gamma_GBps > 0 ? fmt::format("reducing at {:g} GB/s", l.gamma_GBps)
                                       : std::string("reductions free"),
                      l.what);
+}
+
+namespace {
+
+// alpha, beta and gamma fitted to a results folder's rows: the report's
+// summary fit (its first device and dtype), from runs across nodes, since
+// on one node the fit's bytes are a critical path, not a link's.
+LinkModel fitted_link(const std::string& folder) {
+  namespace fs = std::filesystem;
+  const std::string rows_csv = (fs::path(folder) / "rows.csv").string();
+  if (!fs::exists(rows_csv)) throw UsageError("--fit " + folder + ": no rows.csv there");
+  const std::vector<Measurement> rows = read_rows(rows_csv);
+  if (std::none_of(rows.begin(), rows.end(),
+                   [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
+    throw UsageError("--fit " + folder +
+                     ": every run was on one node, where no byte crosses a link; "
+                     "fit a folder measured across nodes");
+  const auto fits = formulas_fits(rows, read_machine(folder));
+  const std::string large = human_bytes(kLargeMessage_B);
+  if (fits.empty() || fits.begin()->second.at(1) <= 0)
+    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of " + large +
+                     " or more to fit");
+  const auto& [data, f] = *fits.begin();
+  if (f.n < 3)
+    throw UsageError(
+        fmt::format("--fit {}: {} rows of {} or more; alpha, beta and gamma need 3 at least",
+                    folder, f.n, large));
+  const std::string label = fs::weakly_canonical(folder).filename().string();
+  LinkModel fitted{
+      "fit:" + label, f.at(0), 1e-3 / f.at(1),
+      fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of {} or more "
+                  "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
+                  "error {:.0f}% median, {:.0f}% at most",
+                  rows_csv, data.first, data.second, f.n, large, f.r2, f.loo_median * 100,
+                  f.loo_max * 100),
+      ""};
+  if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
+  return fitted;
+}
+
+}  // namespace
+
+// A named link's alpha or bandwidth overridden: a site's own measurement of
+// a named fabric, said in its name.
+LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
+                      std::optional<double> GBps, const std::string& folder) {
+  const bool by_hand = alpha_us || GBps;
+  if (int(!name.empty()) + int(!folder.empty()) + int(by_hand && name.empty()) != 1 ||
+      (by_hand && !folder.empty()))
+    throw UsageError(
+        "say which link, once: --link NAME (--links lists them; --alpha or --bandwidth beside "
+        "it replace that figure), --alpha US --bandwidth GBPS, or --fit FOLDER");
+  if (!folder.empty()) return fitted_link(folder);
+  if (name.empty()) {
+    if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
+    return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
+  }
+  LinkModel link = named_link(name);
+  if (!by_hand) return link;
+  std::string given;
+  if (alpha_us) link.alpha_us = *alpha_us, given += fmt::format("alpha={:g}us", *alpha_us);
+  if (GBps)
+    link.GBps = *GBps,
+    given += fmt::format("{}bandwidth={:g}GBps", given.empty() ? "" : ";", *GBps);
+  link.name += "(" + given + ")";
+  link.what += "; " + given + " given on the command line";
+  return link;
 }
 
 }  // namespace commlab

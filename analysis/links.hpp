@@ -3,6 +3,7 @@
 // from (docs/predict.md lists them). A named link's reductions are free
 // unless --gamma-bandwidth says otherwise.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "fit.hpp"
@@ -28,6 +29,11 @@ struct LinkModel {
 
 // By name ("ib-hdr"); a UsageError naming the choices otherwise.
 LinkModel named_link(const std::string& name);
+// predict's link: named (with alpha or the bandwidth replaced where given),
+// by hand (alpha and bandwidth), or fitted to a results folder measured
+// across nodes (--fit); exactly one of them, else a UsageError.
+LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
+                      std::optional<double> GBps, const std::string& folder);
 // Every named link with its figures and sources, as a table for --links.
 std::string links_table();
 // "ib-hdr: alpha 1.0 us, 25 GB/s each way, reductions free (...)"

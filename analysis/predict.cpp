@@ -175,69 +175,6 @@ std::string csv_rows(const Settings& s, const std::vector<Row>& rows) {
   return t;
 }
 
-// alpha, beta and gamma fitted to a results folder's rows: the report's
-// summary fit (its first device and dtype), from runs across nodes, since
-// on one node the fit's bytes are a critical path, not a link's.
-LinkModel fitted_link(const std::string& folder) {
-  namespace fs = std::filesystem;
-  const std::string rows_csv = (fs::path(folder) / "rows.csv").string();
-  if (!fs::exists(rows_csv)) throw UsageError("--fit " + folder + ": no rows.csv there");
-  const std::vector<Measurement> rows = read_rows(rows_csv);
-  if (std::none_of(rows.begin(), rows.end(),
-                   [](const Measurement& m) { return m.nodes.value_or(1) > 1; }))
-    throw UsageError("--fit " + folder +
-                     ": every run was on one node, where no byte crosses a link; "
-                     "fit a folder measured across nodes");
-  const auto fits = formulas_fits(rows, read_machine(folder));
-  const std::string large = human_bytes(kLargeMessage_B);
-  if (fits.empty() || fits.begin()->second.at(1) <= 0)
-    throw UsageError("--fit " + folder + ": no hand-written all-reduce rows of " + large +
-                     " or more to fit");
-  const auto& [data, f] = *fits.begin();
-  if (f.n < 3)
-    throw UsageError(
-        fmt::format("--fit {}: {} rows of {} or more; alpha, beta and gamma need 3 at least",
-                    folder, f.n, large));
-  const std::string label = fs::weakly_canonical(folder).filename().string();
-  LinkModel fitted{
-      "fit:" + label, f.at(0), 1e-3 / f.at(1),
-      fmt::format("fitted to {}: {} {}, its {} hand-written all-reduce rows of {} or more "
-                  "(one rank per node, where some runs had it); R^2 {:.3f}, leave-one-out "
-                  "error {:.0f}% median, {:.0f}% at most",
-                  rows_csv, data.first, data.second, f.n, large, f.r2, f.loo_median * 100,
-                  f.loo_max * 100),
-      ""};
-  if (f.at(2) > 0) fitted.gamma_GBps = 1e-3 / f.at(2);
-  return fitted;
-}
-
-// The link: named (its alpha or bandwidth overridden where given: a site's
-// own measurement of a named fabric), by hand, or fitted to a results folder.
-LinkModel chosen_link(const std::string& name, std::optional<double> alpha_us,
-                      std::optional<double> GBps, const std::string& folder) {
-  const bool by_hand = alpha_us || GBps;
-  if (int(!name.empty()) + int(!folder.empty()) + int(by_hand && name.empty()) != 1 ||
-      (by_hand && !folder.empty()))
-    throw UsageError(
-        "say which link, once: --link NAME (--links lists them; --alpha or --bandwidth beside "
-        "it replace that figure), --alpha US --bandwidth GBPS, or --fit FOLDER");
-  if (!folder.empty()) return fitted_link(folder);
-  if (name.empty()) {
-    if (!alpha_us || !GBps) throw UsageError("--alpha and --bandwidth go together");
-    return {"by-hand", *alpha_us, *GBps, "given on the command line", ""};
-  }
-  LinkModel link = named_link(name);
-  if (!by_hand) return link;
-  std::string given;
-  if (alpha_us) link.alpha_us = *alpha_us, given += fmt::format("alpha={:g}us", *alpha_us);
-  if (GBps)
-    link.GBps = *GBps,
-    given += fmt::format("{}bandwidth={:g}GBps", given.empty() ? "" : ";", *GBps);
-  link.name += "(" + given + ")";
-  link.what += "; " + given + " given on the command line";
-  return link;
-}
-
 // Each algorithm's figures at one P for N = 1 B, computed once: at_scale's
 // bytes grow in proportion to N and its steps do not depend on it, so a
 // long list of sizes at P = 2^20 costs no more than one.
@@ -437,8 +374,8 @@ struct NodeFlags {
   bool asked = false;
   std::optional<double> GBps;
 };
-void priced_on_one_node(Settings& s, const LinkFlags& l, const NodeFlags& n, bool named,
-                        const CLI::App& app) {
+void priced_on_one_node(Settings& s, const LinkFlags& l, const NodeFlags& n,
+                        const std::string& algorithms, const CLI::App& app) {
   for (const char* flag :
        {"--link", "--gamma-bandwidth", "--shared-gpu", "--topology", "--ranks-per-node", "--call"})
     if (app.count(flag))
@@ -446,6 +383,9 @@ void priced_on_one_node(Settings& s, const LinkFlags& l, const NodeFlags& n, boo
           fmt::format("{}: on one node the resource is its memory; {} is a link's "
                       "or a network's",
                       flag, flag));
+  if (!app.count("-P")) s.Ps = parse_ranks("2:64");    // a node's cores, not a machine's
+  s.algorithms = chosen_algorithms(algorithms, true);  // exact models, any algorithm
+  const bool named = algorithms != "all";
   if (s.Ps.back() > kMaxNodeP)
     throw UsageError(
         fmt::format("-P {}: ranks on one node, a core each, {} at most", s.Ps.back(), kMaxNodeP));
@@ -473,6 +413,27 @@ void priced_on_one_node(Settings& s, const LinkFlags& l, const NodeFlags& n, boo
         "which this model of MPI's copies does not price";
   s.algorithms.erase(std::remove_if(s.algorithms.begin(), s.algorithms.end(), reads),
                      s.algorithms.end());
+}
+
+// Where no link is the resource: ranks sharing one GPU, or one node's memory.
+void add_memory_flags(CLI::App& app, bool& shared_gpu, double& call_us, NodeFlags& node) {
+  app.add_flag("--shared-gpu", shared_gpu,
+               "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
+               "GPU's memory (its copy GB/s); P up to 64");
+  app.add_option("--call", call_us,
+                 "with --shared-gpu: what a call costs apart from its steps, us (a launch and a "
+                 "host wait; default 0)")
+      ->type_name("US")
+      ->check(finite_within(0, 1e9));
+  app.add_flag("--one-node", node.asked,
+               "every rank on one node, a core each, on host buffers: its memory is the "
+               "resource; --alpha is a step, --bandwidth one rank's memory (GB/s read plus "
+               "written); --fit of a one-node folder implies it; P up to 256");
+  app.add_option("--node-bandwidth", node.GBps,
+                 "on one node: every rank's bytes moved at once, GB/s (default: the fit's; by "
+                 "hand, unlimited)")
+      ->type_name("GBPS")
+      ->check(finite_within(1e-9, 1e9));
 }
 
 // The command line, every input checked before anything is printed (the
@@ -508,23 +469,7 @@ std::optional<Settings> parse(int argc, char** argv) {
                  "the network between the nodes: switch (default), ring:K, torus:AxB, "
                  "fattree:K:O or dragonfly:GxA; the busiest link charged (closed forms for the "
                  "ring and the butterflies; the others routed message by message, P up to 1024)");
-  app.add_flag("--shared-gpu", shared_gpu,
-               "the ranks share one GPU over direct access: --alpha is a step, --bandwidth the "
-               "GPU's memory (its copy GB/s); P up to 64");
-  app.add_option("--call", s.call_us,
-                 "with --shared-gpu: what a call costs apart from its steps, us (a launch and a "
-                 "host wait; default 0)")
-      ->type_name("US")
-      ->check(finite_within(0, 1e9));
-  app.add_flag("--one-node", node.asked,
-               "every rank on one node, a core each, on host buffers: its memory is the "
-               "resource; --alpha is a step, --bandwidth one rank's memory (GB/s read plus "
-               "written); --fit of a one-node folder implies it; P up to 256");
-  app.add_option("--node-bandwidth", node.GBps,
-                 "on one node: every rank's bytes moved at once, GB/s (default: the fit's; by "
-                 "hand, unlimited)")
-      ->type_name("GBPS")
-      ->check(finite_within(1e-9, 1e9));
+  add_memory_flags(app, shared_gpu, s.call_us, node);
   app.set_version_flag("--version", version_text("predict"));
   try {
     app.parse(argc, argv);
@@ -537,12 +482,10 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.sizes_B = parse_size_range(sizes, factor);
   if (double(s.sizes_B.back()) > kMaxBytes)
     throw UsageError("-m " + sizes + ": N goes up to 1 PiB here");
+  if (app.count("--csv")) s.csv.emplace(csv, "--csv");  // checked, nothing written yet
   const bool named = algorithms != "all";
   if (node.asked || (!l.folder.empty() && !shared_gpu && on_one_node(l.folder))) {
-    if (!app.count("-P")) s.Ps = parse_ranks("2:64");    // a node's cores, not a machine's
-    s.algorithms = chosen_algorithms(algorithms, true);  // exact models, any algorithm
-    priced_on_one_node(s, l, node, named, app);
-    if (app.count("--csv")) s.csv.emplace(csv, "--csv");
+    priced_on_one_node(s, l, node, algorithms, app);
     return s;
   }
   if (node.GBps) throw UsageError("--node-bandwidth: the node's memory is a term of --one-node");
@@ -554,7 +497,6 @@ std::optional<Settings> parse(int argc, char** argv) {
   s.algorithms = chosen_algorithms(algorithms, shared_gpu);
   if (!shared_gpu) only_where_they_run(s, named);
   on_a_topology(s, topology, named);
-  if (app.count("--csv")) s.csv.emplace(csv, "--csv");
   return s;
 }
 
