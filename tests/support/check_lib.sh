@@ -11,8 +11,18 @@ fail() { fails=$((fails + 1)); echo "FAIL $1"; [ -f "$TMP/err" ] && sed 's/^/   
 # build's MPI: Open MPI's needs --oversubscribe, MPICH's takes no such flag).
 MPIEXEC=${COMMLAB_MPIEXEC:-mpirun -q --oversubscribe}
 # run NP PROGRAM FLAGS...: stdout to $TMP/out, stderr to $TMP/err, at most RUN_TIMEOUT s.
+# mpirun's own event library, not the program, may warn once as ranks that
+# refused their input leave at once ("[warn] Epoll MOD(1) on fd 35 failed.
+# ... Bad file descriptor": a known race in Open MPI's teardown, open-mpi/ompi
+# issue 2004); that line is taken out of $TMP/err, so that a refusal is
+# judged by what the program printed. Anything else stays.
 # shellcheck disable=SC2086
-run()  { timeout "${RUN_TIMEOUT:-60}" $MPIEXEC -np "$@" >"$TMP/out" 2>"$TMP/err"; }
+run() {
+  local rc=0
+  timeout "${RUN_TIMEOUT:-60}" $MPIEXEC -np "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+  sed -i '/^\[warn\] Epoll [A-Z]*([0-9]*) on fd [0-9]* failed\. /d' "$TMP/err"
+  return $rc
+}
 # refused RC WHAT PATTERN: after a run, ok when it exited 2 with one line matching PATTERN.
 refused() {
   if [ "$1" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "$3" "$TMP/err"; then
