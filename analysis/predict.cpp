@@ -16,6 +16,7 @@
 
 #include "core/comm/errors.hpp"
 #include "core/comm/topology.hpp"
+#include "harness/cli_app.hpp"
 #include "harness/options.hpp"
 #include "harness/results.hpp"
 #include "harness/version.hpp"

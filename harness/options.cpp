@@ -9,6 +9,7 @@
 
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
+#include "harness/cli_app.hpp"
 
 namespace commlab {
 
@@ -44,16 +45,6 @@ double parse_finite(const std::string& text, double min, double max, const std::
   if (!within(text, min, max))
     throw UsageError(fmt::format("{} {}: use a number from {:g} to {:g}", flag, text, min, max));
   return *finite_number(text);
-}
-
-CLI::Validator finite_within(double min, double max) {
-  return CLI::Validator(
-      [min, max](std::string& text) {
-        return within(text, min, max)
-                   ? std::string()
-                   : fmt::format("'{}' is not a number from {:g} to {:g}", text, min, max);
-      },
-      fmt::format("NUMBER in [{:g}, {:g}]", min, max));
 }
 
 std::vector<size_t> size_range(size_t lo, size_t hi, double factor) {
@@ -248,23 +239,6 @@ void interpret(const Typed& t, Options& o) {
 }
 
 }  // namespace
-
-bool parse_app(CLI::App& app, int argc, char** argv, const std::string& version,
-               std::string& help) {
-  help = app.help();
-  app.set_version_flag("--version", version);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    return false;
-  } catch (const CLI::CallForVersion& e) {
-    help = std::string(e.what()) + "\n";
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return true;
-}
 
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description, const std::string& version) {

@@ -1,6 +1,5 @@
 // The flags every commlab program accepts, named after the OSU micro-benchmarks.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstddef>
 #include <optional>
@@ -70,11 +69,6 @@ struct Parsed {
 Parsed parse_options(int argc, char** argv, const std::string& program,
                      const std::string& description, const std::string& version = "");
 
-// A program's own flags parsed (ps_sim, ddp_step, alltoallv): false after
-// --help or --version, with `help` what to print; a bad flag throws
-// UsageError. `version` is what --version prints.
-bool parse_app(CLI::App& app, int argc, char** argv, const std::string& version, std::string& help);
-
 // The algorithms -a asked for, in the program's order, or a UsageError naming
 // the unknown one and the choices.
 std::vector<std::string> pick_algorithms(const Options& o, const std::vector<std::string>& known);
@@ -91,8 +85,6 @@ size_t parse_count(const std::string& text, const std::string& flag);
 // A finite number from min to max; UsageError naming `flag` otherwise
 // (NaN, inf, 1e999, a suffix or a space included).
 double parse_finite(const std::string& text, double min, double max, const std::string& flag);
-// The same check for a CLI11 option, before CLI11 converts the value.
-CLI::Validator finite_within(double min, double max);
 std::vector<size_t> size_range(size_t min_B, size_t max_B, double factor);
 // -m's "MIN:MAX" (or one size) with factor -f between them.
 std::vector<size_t> parse_size_range(const std::string& text, double factor);

@@ -10,6 +10,7 @@
 
 #include "alltoallv.hpp"
 #include "core/comm/errors.hpp"
+#include "harness/cli_app.hpp"
 #include "harness/host.hpp"
 #include "harness/program.hpp"
 #include "harness/runner.hpp"

@@ -7,6 +7,7 @@
 
 #include "core/comm/errors.hpp"
 #include "core/vocabulary/numbers.hpp"
+#include "harness/cli_app.hpp"
 #include "harness/host.hpp"
 #include "harness/options.hpp"
 #include "harness/version.hpp"
