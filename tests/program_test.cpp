@@ -44,7 +44,8 @@ TEST_CASE("a fold of more terms than a step holds goes on onto the first step's 
   REQUIRE(p.steps().size() == 2);
   CHECK((!p.steps()[0].onto && p.steps()[0].n == kTermsPerStep));
   CHECK((p.steps()[1].onto && p.steps()[1].n == kTerms - kTermsPerStep));
-  CHECK(pointers_of(p, p.steps()[1]).size() == 1 + kTerms - kTermsPerStep);
+  CHECK(memory_of(p, p.steps()[1]).size() == 1 + kTerms - kTermsPerStep);
+  CHECK(memory_of(p, p.steps()[1]).front().bytes == 3 * sizeof(int64_t));
   for (const ProgramStep& s : p.steps()) run_step(p, s);
   CHECK(sum == std::vector<int64_t>{780, 1560, 40});
   // One term: a copy of it.

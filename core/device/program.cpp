@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 #include "reduce.hpp"
 
@@ -68,18 +69,27 @@ void run_step(const Program& p, const ProgramStep& s) {
   }
 }
 
-std::vector<const void*> pointers_of(const Program& p, const ProgramStep& s) {
-  std::vector<const void*> all{s.dst, s.a, s.b};
-  if (s.kind == StepKind::reduce_many)
-    for (uint32_t k = 0; k < s.n; ++k) all.push_back(p.term(s.first + k));
+std::vector<Touched> memory_of(const Program& p, const ProgramStep& s) {
+  using Pointers = std::initializer_list<const void*>;
+  std::vector<Touched> all;
+  auto add = [&](Pointers at, size_t bytes) {
+    for (const void* q : at)
+      if (q) all.push_back({q, bytes});
+  };
   if (s.kind == StepKind::signal) {
     const SignalOp& op = p.signal_of(s);
-    all.insert(all.end(), {op.room.flag, op.slot, op.posted.flag, op.arrived.flag, op.from_slot,
-                           op.peer_base, op.dst, op.taken.flag, op.mine});
-    for (int i = 0; i < op.writes; ++i) all.push_back(op.write[i].flag);
-    for (int i = 0; i < op.waits; ++i) all.push_back(op.wait[i].flag);
+    add({op.room.flag, op.posted.flag, op.arrived.flag, op.taken.flag}, sizeof(uint64_t));
+    for (int i = 0; i < op.writes; ++i) add({op.write[i].flag}, sizeof(uint64_t));
+    for (int i = 0; i < op.waits; ++i) add({op.wait[i].flag}, sizeof(uint64_t));
+    add({op.slot, op.from_slot}, sizeof(SignalSlot));
+    add({op.dst, op.mine}, op.bytes);
+    add({op.peer_base}, kWholeAllocation);  // read at the offset the slot names
+    return all;
   }
-  all.erase(std::remove(all.begin(), all.end(), nullptr), all.end());
+  const size_t bytes = s.kind == StepKind::copy ? s.count : s.count * element_size(s.dtype);
+  add({s.dst, s.a, s.b}, bytes);
+  if (s.kind == StepKind::reduce_many)
+    for (uint32_t k = 0; k < s.n; ++k) add({p.term(s.first + k)}, bytes);
   return all;
 }
 

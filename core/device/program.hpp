@@ -68,7 +68,15 @@ class Program {
 // One step on the host, as the kernel runs it: memcpy, the host's reduction,
 // run_signal_op (its waits throw Timeout or OtherRankFailed).
 void run_step(const Program& p, const ProgramStep& s);
-// The memory a step reads or writes (the emulated GPU opens it for the step).
-std::vector<const void*> pointers_of(const Program& p, const ProgramStep& s);
+// The memory a step reads or writes (the emulated GPU opens it for the
+// step, and only it): where it starts and its bytes, or kWholeAllocation
+// where the step does not say where it reads (a signal op's peer region, at
+// the offset the slot names once it is posted).
+constexpr size_t kWholeAllocation = SIZE_MAX;
+struct Touched {
+  const void* at;
+  size_t bytes;
+};
+std::vector<Touched> memory_of(const Program& p, const ProgramStep& s);
 
 }  // namespace commlab

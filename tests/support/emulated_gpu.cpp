@@ -2,8 +2,10 @@
 // paths (device buffers, the staged transport, the library's host copies)
 // run in CI. Two rules make it stricter than a real GPU, not looser:
 // - Device memory is host memory the host cannot touch: mapped PROT_NONE and
-//   opened only while a queued copy or reduction runs. A host read, or an MPI
-//   call on a device pointer, crashes instead of quietly working.
+//   opened only while a queued copy or reduction runs, only the pages it
+//   touches. A host read, an MPI call on a device pointer, or an operation
+//   that reaches past the bytes it was given crashes instead of quietly
+//   working.
 // - The stream runs queued work only when the host waits for it (sync, an
 //   event, a compare, a free): the latest a GPU could. A missing wait shows as
 //   stale data; a pinned slot refilled before its copy ran shows as wrong data.
@@ -40,19 +42,29 @@ std::deque<std::function<void()>> g_stream;
 uint64_t g_queued = 0, g_done = 0;
 uint64_t g_waits = 0;  // the host's waits for the stream (Activity)
 
-// Opens the device allocations the pointers fall in, for one queued operation.
+// Opens the device memory a queued operation touches, for that operation:
+// the pages its bytes fall in, or the whole allocation (kWholeAllocation).
+// Only those pages: mprotect's cost grows with the pages it changes, and an
+// operation of a few bytes in a buffer of megabytes (the time model's probe)
+// would otherwise pay for the whole buffer twice; and a read past what the
+// operation said it touches faults.
 class Open {
  public:
-  explicit Open(std::initializer_list<const void*> pointers)
-      : Open(std::vector<const void*>(pointers)) {}
-  explicit Open(const std::vector<const void*>& pointers) {
-    for (const void* p : pointers) {
-      auto it = g_device.upper_bound(reinterpret_cast<uintptr_t>(p));
-      if (it == g_device.begin()) continue;
+  explicit Open(std::initializer_list<Touched> spans) : Open(std::vector<Touched>(spans)) {}
+  explicit Open(const std::vector<Touched>& spans) {
+    static const uintptr_t page = sysconf(_SC_PAGESIZE);
+    for (auto [at, bytes] : spans) {
+      const auto p = reinterpret_cast<uintptr_t>(at);
+      auto it = g_device.upper_bound(p);
+      if (it == g_device.begin() || bytes == 0) continue;
       --it;
-      if (reinterpret_cast<uintptr_t>(p) >= it->first + it->second) continue;  // host memory
-      mprotect(reinterpret_cast<void*>(it->first), it->second, PROT_READ | PROT_WRITE);
-      opened_.push_back(*it);
+      const uintptr_t start = it->first, end = it->first + it->second;
+      if (p >= end) continue;  // host memory
+      const uintptr_t from = bytes == kWholeAllocation ? start : p / page * page;
+      const uintptr_t to =
+          bytes == kWholeAllocation || bytes > end - p ? end : (p + bytes + page - 1) / page * page;
+      mprotect(reinterpret_cast<void*>(from), to - from, PROT_READ | PROT_WRITE);
+      opened_.emplace_back(from, to - from);
     }
   }
   ~Open() {
@@ -82,7 +94,7 @@ void launch_program() {
   g_stream.push_back([program, fail = peer_fault() == "fail"] {
     for (const ProgramStep& s : program->steps()) {
       if (fail && s.kind == StepKind::signal) fail_here(program->signal_of(s));
-      Open open(pointers_of(*program, s));
+      Open open(memory_of(*program, s));
       run_step(*program, s);
     }
   });
@@ -233,7 +245,7 @@ void release_pinned(void* p) {  // as cudaFreeHost
 void copy(void* dst, const void* src, size_t bytes) {
   if (bytes)
     enqueue([=] {
-      Open open{dst, src};
+      Open open{{dst, bytes}, {src, bytes}};
       std::memcpy(dst, src, bytes);
     });
 }
@@ -241,7 +253,8 @@ void copy(void* dst, const void* src, size_t bytes) {
 void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
   if (count)
     enqueue([=] {
-      Open open{acc, in};
+      const size_t bytes = count * element_size(t);
+      Open open{{acc, bytes}, {in, bytes}};
       Reduction{t, op}.apply(acc, in, count);
     });
 }
@@ -249,7 +262,8 @@ void reduce(DType t, Op op, void* acc, const void* in, size_t count) {
 void reduce_to(DType t, Op op, void* dst, const void* a, const void* b, size_t count) {
   if (count)
     enqueue([=] {
-      Open open{dst, a, b};
+      const size_t bytes = count * element_size(t);
+      Open open{{dst, bytes}, {a, bytes}, {b, bytes}};
       Reduction{t, op}.apply_to(dst, a, b, count);
     });
 }
@@ -258,10 +272,10 @@ void reduce_many(DType t, Op op, void* dst, const void* const* terms, int n, siz
   if (!count || !n) return;
   std::vector<const void*> all(terms, terms + n);
   enqueue([=] {
-    std::vector<const void*> pointers = all;
-    pointers.push_back(dst);
-    Open open(pointers);
     const Reduction red{t, op};
+    std::vector<Touched> spans{{dst, count * red.esize()}};
+    for (const void* term : all) spans.push_back({term, count * red.esize()});
+    Open open(spans);
     if (n == 1)
       std::memmove(dst, all[0], count * red.esize());
     else
@@ -299,7 +313,7 @@ void event_destroy(Event e) { delete static_cast<EventMark*>(e); }
 
 Difference compare(DType t, const void* got, const void* want, size_t count) {
   sync();  // a host wait, counted there
-  Open open{got, want};
+  Open open{{got, count * element_size(t)}, {want, count * element_size(t)}};
   Difference d;
   visit_dtype(t, [&](auto x) {
     using T = decltype(x);
