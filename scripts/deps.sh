@@ -4,7 +4,7 @@
 #                              names the missing packages and exits 1)
 source "$(dirname "$0")/../bench/args.sh" && script_args "$0" "$@"
 set -euo pipefail
-PKGS="cmake g++ make openmpi-bin libopenmpi-dev mpich libmpich-dev catch2 libfccp-dev libcli11-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libalglib-dev libblas-dev
+PKGS="cmake g++ make ninja-build openmpi-bin libopenmpi-dev mpich libmpich-dev catch2 libfccp-dev libcli11-dev libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libalglib-dev libblas-dev
       python3 python3-matplotlib clang libclang-rt-dev clang-format"
 missing=()
 for p in $PKGS; do

@@ -20,7 +20,8 @@ BIN=$OUT/bin
 programs="allreduce sendrecv bcast reduce scatter gather allgather reduce_scatter alltoall barrier"
 # -j 2: this test runs alone (RUN_SERIAL), on CI's 2 cores; each target's
 # files compiled together (a unity build: half the time of one at a time).
-if cmake -S "$SRC" -B "$OUT" -DCOMMLAB_MPI=mpich -DCOMMLAB_CUDA=OFF -DCMAKE_UNITY_BUILD=ON \
+# shellcheck disable=SC2046  # the generator flags split into words, or none
+if cmake $(new_build_generator "$OUT") -S "$SRC" -B "$OUT" -DCOMMLAB_MPI=mpich -DCOMMLAB_CUDA=OFF -DCMAKE_UNITY_BUILD=ON \
      >"$TMP/build" 2>&1 \
   && cmake --build "$OUT" -j 2 --target $programs mpi_transport_test >>"$TMP/build" 2>&1; then
   ok "built against MPICH ($(cat "$BIN/mpi-library.txt"))"

@@ -23,7 +23,8 @@ jobs=$(nproc)
 # compiled together (a unity build: half the time, on 2 cores, of one file
 # at a time, which the headers shared by every file dominate). The programs
 # are those of programs.txt, written when cmake configures.
-if ! cmake -S "$SRC" -B "$DIR" -DCOMMLAB_SANITIZE=ON -DCOMMLAB_CUDA=OFF \
+# shellcheck disable=SC2046  # the generator flags split into words, or none
+if ! cmake $(new_build_generator "$DIR") -S "$SRC" -B "$DIR" -DCOMMLAB_SANITIZE=ON -DCOMMLAB_CUDA=OFF \
        -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
        -DCMAKE_UNITY_BUILD=ON >"$TMP/build.log" 2>&1 \
    || ! cmake --build "$DIR" -j "$jobs" --target unit_tests inprocess_tests ps_sim report allreduce_ring \

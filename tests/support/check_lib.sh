@@ -32,3 +32,11 @@ refused() {
   fi
 }
 finish() { echo "$passes passed, $fails failed"; [ "$fails" = 0 ]; }
+
+# new_build_generator DIR: "-G Ninja" where ninja is found and DIR is not
+# configured yet (a folder configured before keeps its generator). Ninja
+# compiles a target's files while the libraries below it link, where make
+# waits for them: about 50 s of the sanitizer build on 2 cores.
+new_build_generator() {
+  command -v ninja >/dev/null && [ ! -f "$1/CMakeCache.txt" ] && echo "-G Ninja"
+}
