@@ -80,6 +80,16 @@ double Buffer::at(size_t i) const {
   });
 }
 
+std::vector<double> Buffer::values() const {
+  if (where_ == Device::cuda) return on_host().values();
+  std::vector<double> v(count_);
+  visit_dtype(dtype_, [&](auto x) {
+    auto* p = static_cast<const decltype(x)*>(data_);
+    for (size_t i = 0; i < count_; ++i) v[i] = static_cast<double>(p[i]);
+  });
+  return v;
+}
+
 Buffer Buffer::from_bytes(DType dtype, const std::vector<char>& bytes) {
   Buffer b(dtype, bytes.size() / element_size(dtype));
   if (b.bytes()) std::memcpy(b.data(), bytes.data(), b.bytes());

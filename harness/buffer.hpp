@@ -37,6 +37,8 @@ class Buffer {
   void copy_from(const Buffer& other);  // either may be on the GPU
   Buffer on_host() const;
   double at(size_t i) const;
+  // Every element, as at() gives it (from the GPU in one copy).
+  std::vector<double> values() const;
   // "[a b c ... z]", at most `max_shown` elements, for --show.
   std::string format(size_t max_shown = 16) const;
 

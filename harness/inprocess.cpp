@@ -25,16 +25,6 @@ std::string InProcessRun::describe() const {
                          : "");
 }
 
-namespace {
-
-std::vector<double> values_of(const Buffer& b) {
-  std::vector<double> v(b.count());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = b.at(i);
-  return v;
-}
-
-}  // namespace
-
 std::string describe(const Sent& m) {
   const std::string what = chunks_text(m.chunk, m.last);
   return fmt::format("step {}: rank {} -> rank {}, {} B{}{}", m.step, m.from, m.to, m.bytes,
@@ -45,7 +35,7 @@ std::string describe(const Sent& m) {
 }
 
 std::vector<double> values(DType t, const Snapshot& s) {
-  return values_of(Buffer::from_bytes(t, s.bytes));
+  return Buffer::from_bytes(t, s.bytes).values();
 }
 
 namespace {
@@ -139,7 +129,7 @@ void run_rank(Transport& threads, const Shared& w) {
   InProcessResult& result = w.result;
   if (keeper) result.counted = t, result.sent = sent, result.arrived = arrived;
   result.snapshots[me] = recorder.snapshots();
-  result.outputs[me] = values_of(out);
+  result.outputs[me] = out.values();
   if (peers)
     result.costs[me] = {peers->received(), peers->receive_ops(), mem.waits() - waits_before};
   if (!run.op.has_data) return;

@@ -16,11 +16,13 @@ enum class Fill {
 };
 
 // The inputs of one run of P ranks: what each rank's element i holds.
-struct Pattern {
-  Fill fill;
-  DType dtype;
-  Op op;
-  int P;
+class Pattern {
+ public:
+  Pattern(Fill fill, DType dtype, Op op, int P);
+  const Fill fill;
+  const DType dtype;
+  const Op op;
+  const int P;
 
   // Rank r's element i, for a reduction by `op`.
   // sum/max/min: 1 + (r+i) mod M + M*(i mod 3), M = P while the sum over P
@@ -36,6 +38,12 @@ struct Pattern {
   int64_t moved(int rank, size_t index) const;
   // `op` over every rank's value() at `index`: the exact reduction result.
   int64_t reduced(size_t index) const;
+
+ private:
+  // value()'s M and K, and moved()'s prime, from the dtype and P once: a
+  // check calls value() for every element of every rank, and these took
+  // three divisions a call.
+  int64_t m_, k_, prime_;
 };
 
 // The largest n such that every integer in [-n, n] is exact in `t`.
