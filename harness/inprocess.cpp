@@ -94,7 +94,9 @@ void run_rank(Transport& threads, const Shared& w) {
   Transport& transport = w.direct ? static_cast<Transport&>(*peers) : threads;
   Comm comm(transport, mem);
   if (w.direct) mem.place_scratch(w.regions->base(me) + w.at.scratch_at, w.at.scratch_B);
-  auto [input, out] = buffers(w, me);
+  // Named, not a structured binding: the lambdas below capture them.
+  std::pair<Buffer, Buffer> pair = buffers(w, me);
+  Buffer &input = pair.first, &out = pair.second;
   Buffer& before = run.in_place ? out : input;
   auto prepare = [&] {
     out.fill([](size_t) { return kJunk; });

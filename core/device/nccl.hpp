@@ -35,8 +35,9 @@ class Nccl {
                 const size_t* recv_counts, const size_t* recv_displs, DType t);
 
  private:
-  void* comm_ = nullptr;  // ncclComm_t
-  int size_ = 1;
+  // Unused where NCCL is not built in (the members stay, one class either way).
+  [[maybe_unused]] void* comm_ = nullptr;  // ncclComm_t
+  [[maybe_unused]] int size_ = 1;
 };
 
 }  // namespace commlab
