@@ -47,7 +47,7 @@ pairs=$(tc -n ${TAG}node0 class show dev ${TAG}r0 | grep -o "class htb 1:[0-9a-f
 # One small all-reduce of every algorithm that crosses nodes, P = N, one rank
 # a node: every row checks out, and its link columns equal the model's.
 run() { timeout 300 srun -n $N -N $N --distribution=cyclic "$@" >"$TMP/out" 2>&1; }
-again() { run "$@" || { grep -q "Operation now in progress (115)" "$TMP/out" && run "$@"; }; }
+again() { run "$@" || { tcp_race "$TMP/out" && run "$@"; }; }
 again "$BIN/allreduce" -m 64K:64K -i 2 -x 1 -a all --csv "$TMP/rows.csv" && rc=0 || rc=$?
 rows=$("$BIN/report" --column impl,algorithm,network,link_critical_B,model_link_critical_B,hop_B,model_hop_B,check "$TMP/rows.csv")
 hand=$(awk -F'\t' '$1 == "hand"' <<<"$rows")

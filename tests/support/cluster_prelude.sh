@@ -15,3 +15,10 @@ fail() {
   fails=$((fails + 1)); echo "FAIL $1"
   for f in ${SHOW:-up.log}; do [ -f "$TMP/$f" ] && sed 's/^/     | /' "$TMP/$f" | tail -12; done
 }
+# tcp_race FILE...: the launch lost Open MPI 4.1.4's TCP connect race at
+# start-up, which its ranks meet when the emulated nodes starve for CPU
+# (open-mpi/ompi#10734, #11508): a rank's connect() fails ("Operation now in
+# progress (115)", then a rank dies), or none fails and the first collective
+# never ends, which the programs' start-up watchdog reports ("the ranks did
+# not connect within 120 s": seen once at P = 6 of the array sweep).
+tcp_race() { grep -rqsE "Operation now in progress \(115\)|did not connect within" "$@"; }
