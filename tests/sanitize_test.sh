@@ -26,7 +26,8 @@ jobs=$(nproc)
 # found (make deps installs it, for the fuzzers too): the sanitizers are its
 # own, and it compiles this build in two thirds of GCC's time (-O1 with
 # UBSan's checks is what GCC is slow at: 58 s against 86 s for the largest
-# file here), which leaves GCC's view of the code to the other builds.
+# file here), which leaves GCC's view of the code to the other builds. A
+# folder configured before keeps its compiler.
 compiler=
 command -v clang++ >/dev/null && [ ! -f "$DIR/CMakeCache.txt" ] && compiler=-DCMAKE_CXX_COMPILER=clang++
 # shellcheck disable=SC2046,SC2086  # the generator flags split into words, or none
