@@ -206,7 +206,9 @@ Figures crossover_measured(const Question& q, const Source& s) {
 }
 
 // The '# time model: alpha A us, beta 1/B GB/s (1 MiB), gamma 1/G GB/s' lines
-// a program printed (saved with tee): A, B or G of each.
+// a program printed (saved with tee): A, B or G of each. The probe prints
+// "beta -" (or "gamma -") where its larger message timed no slower than the
+// smaller one, on a machine too busy to tell: that figure was not measured.
 Figures probe(const Question& q, const Context& c, const std::string& figure,
               std::string& missing) {
   const std::string path = c.outputs + "/" + need<std::string>(q, "file");
@@ -218,13 +220,25 @@ Figures probe(const Question& q, const Context& c, const std::string& figure,
     return {};
   }
   static const std::regex line(
-      R"(# time model: alpha ([0-9.]+) us, beta 1/([0-9.]+) GB/s.*gamma 1/([0-9.]+) GB/s)");
+      R"(# time model: alpha ([0-9.]+) us, beta (?:1/([0-9.]+) GB/s|-).*gamma (?:1/([0-9.]+) GB/s|-))");
   const int k = figure == "probe_alpha" ? 1 : figure == "probe_bandwidth" ? 2 : 3;
   Figures f;
+  int lines = 0;
   std::smatch m;
-  for (std::string text; std::getline(in, text);)
-    if (std::regex_search(text, m, line)) f.values.push_back(std::stod(m[size_t(k)].str()));
-  if (f.values.empty()) missing = path + " holds no '# time model:' line: run the command again";
+  for (std::string text; std::getline(in, text);) {
+    if (!std::regex_search(text, m, line)) continue;
+    ++lines;
+    if (m[size_t(k)].matched) f.values.push_back(std::stod(m[size_t(k)].str()));
+  }
+  const char* name = k == 2 ? "beta" : "gamma";
+  if (f.values.empty())
+    missing = lines == 0 ? path + " holds no '# time model:' line: run the command again"
+                         : fmt::format(
+                               "{}'s '# time model:' line says '{} -': the probe could "
+                               "not measure it (its larger message took no longer than "
+                               "the smaller, on a machine too busy to tell): run the "
+                               "command again",
+                               path, name);
   return f;
 }
 
