@@ -63,14 +63,15 @@ order=$(grep -o "^    rank [0-9]" "$TMP/out" | head -5 | tr -d ' \n')
 # A rank that arrives late at every call (COMMLAB_LATE_RANK injects the
 # delay): named by late_rank, apart from the slowest rank (it waits least),
 # with the skew in the rows and each arrival in iterations.csv. The delay,
-# 40 ms, is far above the clock's error and the machine's noise.
-COMMLAB_LATE_RANK=2:40 run 3 "$BIN/allreduce" -a ring -n 64 -i 5 -x 0 --csv "$TMP/late.csv" \
+# 200 ms, is far above the clock's error and the machine's noise (the other
+# ranks held off the cores 50 ms, beside other tests, would not hide it).
+COMMLAB_LATE_RANK=2:200 run 3 "$BIN/allreduce" -a ring -n 64 -i 5 -x 0 --csv "$TMP/late.csv" \
   --times "$TMP/late_times.csv"
 late=$("$BIN/report" --column late_rank,late_share "$TMP/late.csv" | sort -u)
-skews=$("$BIN/report" --column arrival_skew_us "$TMP/late.csv" | awk '$1 < 30000' | wc -l)
-lead=$(awk -F, 'NR > 1 && $9 == 2 && $14 >= 30000' "$TMP/late_times.csv" | wc -l)
+skews=$("$BIN/report" --column arrival_skew_us "$TMP/late.csv" | awk '$1 < 150000' | wc -l)
+lead=$(awk -F, 'NR > 1 && $9 == 2 && $14 >= 150000' "$TMP/late_times.csv" | wc -l)
 [ "$late" = $'2\t1.0000' ] && [ "$skews" = 0 ] && [ "$lead" = 10 ] \
-  && ok "a rank 40 ms late at every call: late_rank 2 at every call, its lead in iterations.csv" \
+  && ok "a rank 200 ms late at every call: late_rank 2 at every call, its lead in iterations.csv" \
   || { fail "late rank: '$late', $skews skews under 30 ms, $lead of 10 leads"; cat "$TMP/late.csv"; }
 COMMLAB_LATE_RANK=3:10 run 3 "$BIN/allreduce" -a ring -n 8 -i 1 -x 0
 refused $? "COMMLAB_LATE_RANK=3:10 at P = 3" "COMMLAB_LATE_RANK '3:10': want RANK:MS"
@@ -79,7 +80,7 @@ refused $? "COMMLAB_LATE_RANK=3:10 at P = 3" "COMMLAB_LATE_RANK '3:10': want RAN
 # without it, each checked and exact, the heading saying so, and the late
 # rank still named at every call of every row (each row's calls interleaved
 # with the others'). The barrier, which has no data, interleaves too.
-COMMLAB_LATE_RANK=1:40 run 3 "$BIN/allreduce" -a ring,tree,auto -n 7,100 -i 3 -x 1 --interleave \
+COMMLAB_LATE_RANK=1:100 run 3 "$BIN/allreduce" -a ring,tree,auto -n 7,100 -i 3 -x 1 --interleave \
   --csv "$TMP/inter.csv" && grep -q "timed=interleaved" "$TMP/out" && rc=0 || rc=1
 rows=$("$BIN/report" --column algorithm,check,late_rank "$TMP/inter.csv" | sort | uniq -c | awk '{ print $1, $2, $3, $4 }' | tr '\n' ';')
 [ $rc = 0 ] && [ "$rows" = "2 MPI_Allreduce ok 1;2 auto ok 1;2 ring ok 1;2 tree ok 1;" ] \
@@ -217,7 +218,9 @@ bad "all-reduce program, another algorithm" 2 -a tree --csv "$csv"
 
 # Hostile input (each within seconds, never a hang): sizes that wrap past
 # 2^64, float flags past their range, lists that would repeat or be empty.
-RUN_TIMEOUT=10
+# 30 s: work that did not stop would run for hours; a start-up beside other
+# tests' ranks on 2 cores takes a few seconds.
+RUN_TIMEOUT=30
 bad "count x element size wraps" 1 -n 4611686018427387905 -T float32 -i 1 -x 0 --csv "$csv"
 bad "size 2^64 - 1: more memory than the machine" 2 -m 18446744073709551615 --csv "$csv"
 bad "-f inf" 2 -m 4:64 -f inf --csv "$csv"

@@ -240,17 +240,19 @@ TEST_CASE("in-process: the P tested meet every shape of P up to 128") {
 #include "operations/operations.def"
 #undef COMMLAB_OPERATION
 
+// The worlds below wait 1 s: a deadlock's test takes that long, and a rank
+// held off the cores beside other tests' ranks is not taken for one.
 TEST_CASE("in-process: a schedule that deadlocks fails naming the rank, in time") {
-  ThreadWorld world(3, std::chrono::milliseconds(200));
+  ThreadWorld world(3, std::chrono::milliseconds(1000));
   auto deadlock = [](Transport& t) {  // everyone receives first: nobody ever sends
     char byte = 0;
     t.exchange(kNoRank, nullptr, 0, (t.rank() + 1) % 3, &byte, 1, nullptr);
   };
   CHECK_THROWS_WITH(world.run(deadlock),
-                    Catch::Contains("waited 200 ms") && Catch::Contains("from rank"));
+                    Catch::Contains("waited 1000 ms") && Catch::Contains("from rank"));
   // A blocking send waits for its receiver: two ranks sending to each other
   // first deadlock, as MPI may at any size.
-  ThreadWorld pair(2, std::chrono::milliseconds(200));
+  ThreadWorld pair(2, std::chrono::milliseconds(1000));
   auto unsafe = [](Transport& t) {
     char byte = 0;
     t.exchange(1 - t.rank(), &byte, 1, kNoRank, nullptr, 0, nullptr);
@@ -267,7 +269,7 @@ TEST_CASE("in-process: a schedule that deadlocks fails naming the rank, in time"
 }
 
 TEST_CASE("in-process: a posted irecv lets a send to it finish, as under MPI") {
-  ThreadWorld world(2, std::chrono::milliseconds(200));
+  ThreadWorld world(2, std::chrono::milliseconds(1000));
   auto swap = [](Transport& t) {  // ps_sim's colocated servers do this
     char out = char('a' + t.rank()), in = 0;
     t.irecv(1 - t.rank(), &in, 1);
@@ -291,7 +293,7 @@ TEST_CASE("in-process: a posted irecv lets a send to it finish, as under MPI") {
 }
 
 TEST_CASE("in-process: a message nobody receives is an error") {
-  ThreadWorld world(2, std::chrono::milliseconds(200));
+  ThreadWorld world(2, std::chrono::milliseconds(1000));
   auto stray = [](Transport& t) {
     char byte = 0;
     if (t.rank() == 0) t.isend(1, &byte, 1);  // never waited for, never received

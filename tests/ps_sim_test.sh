@@ -45,15 +45,16 @@ run 4 "$BIN/ps_sim" --mode colocated -M 64K -i 2 --csv "$csv" && [ "$(col rank_o
 
 # Bounded staleness: tau = 0 is BSP (checked against serial SGD, nothing
 # stale); with a straggler no gradient is staler than tau, yet some reach it;
-# without a bound they go past it.
+# without a bound they go past it. The straggler 200 times slower (tens of ms
+# an iteration): far above what a loaded machine adds to the others' pulls.
 run 4 "$BIN/ps_sim" --consistency ssp --tau 0 "${small[@]}" && [ "$(col check)" = ok ] \
   && [ "$(col staleness_max)" = 0 ] && [ -n "$(col weights_max_rel_diff)" ] \
   && ok "ssp tau=0 reproduces BSP" || fail "ssp tau=0"
-run 4 "$BIN/ps_sim" --consistency ssp --tau 2 --straggler 0:20 -M 64K -C 8 -b 16 -i 12 --csv "$csv" \
+run 4 "$BIN/ps_sim" --consistency ssp --tau 2 --straggler 0:200 -M 64K -C 8 -b 16 -i 12 --csv "$csv" \
   && [ "$(col check)" = ok ] && [ "$(col staleness_max)" = 2 ] \
   && ok "ssp tau=2 with a straggler: staleness reaches 2, never more ($(col staleness_hist))" \
   || fail "ssp tau=2"
-run 4 "$BIN/ps_sim" --consistency async --straggler 0:20 -M 64K -C 8 -b 16 -i 12 --csv "$csv" \
+run 4 "$BIN/ps_sim" --consistency async --straggler 0:200 -M 64K -C 8 -b 16 -i 12 --csv "$csv" \
   && [ "$(col staleness_max)" -gt 2 ] \
   && ok "async with a straggler goes past 2 ($(col staleness_hist))" || fail "async staleness"
 run 5 "$BIN/ps_sim" --consistency ssp --tau 1 -s 2 --placement hashed --straggler 2:4 "${small[@]}" \
@@ -90,8 +91,9 @@ bad 3 "not among the 2 workers" --straggler 5:2
 bad 3 "WORKER:FACTOR" --straggler fast
 bad 3 "between 128 and" -M 16 -C 16
 bad 3 "use even, uneven or hashed" --placement round
-# Hostile values: past a float's range, unbounded work, memory the flags would take.
-RUN_TIMEOUT=10
+# Hostile values: past a float's range, unbounded work, memory the flags would take
+# (30 s: unbounded work would run for hours; a start-up beside other tests takes seconds).
+RUN_TIMEOUT=30
 bad 3 "'inf' is not a number" -i 2 -M 64K --lr inf
 bad 3 "'nan' is not a number" --lr nan
 bad 3 "factor 1e9: use a number from 1 to 1000" --straggler 0:1e9
@@ -101,7 +103,7 @@ bad 3 "not in range" -b 2147483647
 bad 3 "not in range" --samples 300000000
 bad 3 "a batch is at most" -b 300 --samples 256
 bad 3 "need .* GiB of memory" -M 4G -C 2
-RUN_TIMEOUT=60
+RUN_TIMEOUT=120
 [ "$(wc -l < "$csv")" = "$rows" ] && ok "bad input writes no row" || fail "rows after bad input"
 
 finish
