@@ -72,7 +72,7 @@ skews=$("$BIN/report" --column arrival_skew_us "$TMP/late.csv" | awk '$1 < 15000
 lead=$(awk -F, 'NR > 1 && $9 == 2 && $14 >= 150000' "$TMP/late_times.csv" | wc -l)
 [ "$late" = $'2\t1.0000' ] && [ "$skews" = 0 ] && [ "$lead" = 10 ] \
   && ok "a rank 200 ms late at every call: late_rank 2 at every call, its lead in iterations.csv" \
-  || { fail "late rank: '$late', $skews skews under 30 ms, $lead of 10 leads"; cat "$TMP/late.csv"; }
+  || { fail "late rank: '$late', $skews skews under 150 ms, $lead of 10 leads"; cat "$TMP/late.csv"; }
 COMMLAB_LATE_RANK=3:10 run 3 "$BIN/allreduce" -a ring -n 8 -i 1 -x 0
 refused $? "COMMLAB_LATE_RANK=3:10 at P = 3" "COMMLAB_LATE_RANK '3:10': want RANK:MS"
 
