@@ -28,14 +28,16 @@ up() {
 export SIZES=4:4K FACTOR=16 ITERS=1 WARMUP=0
 # A multi-node job that lost the TCP connect race at start-up (tcp_race:
 # about one launch in 30 at P = 8 here) runs once more, and says so. The
-# job's own output may lie beside its folder (OUT.logs: the array's).
+# job's own output may lie beside its folder (OUT.logs: the array's). Its
+# failed cells' logs are shown either way.
 again_if_raced() {  # OUT-folder, then what to run
   local out=$1; shift
   "$@" && return 0
+  failed_cells "$out" "$out.logs"
   tcp_race "$out" "$out.logs" || return 1
   echo "note: Open MPI's TCP connect race at start-up in $out (open-mpi/ompi#10734); running the job again"
   rm -rf "$out" "$out.logs"
-  "$@"
+  "$@" || { failed_cells "$out" "$out.logs"; return 1; }
 }
 # A site's setup, as a module load would be: it tells Open MPI that ranks
 # share cores (the emulated nodes share this machine's), and says it ran.

@@ -21,4 +21,24 @@ fail() {
 # progress (115)", then a rank dies), or none fails and the first collective
 # never ends, which the programs' start-up watchdog reports ("the ranks did
 # not connect within 120 s": seen once at P = 6 of the array sweep).
-tcp_race() { grep -rqsE "Operation now in progress \(115\)|did not connect within" "$@"; }
+# A third form, seen once at P = 8 of multinode.sbatch (exit 139, 1 s in,
+# no message: a rank died of a signal before Open MPI could say why) is
+# matched in the sweep's cells.tsv: a cell killed by a signal (exit 134 to
+# 139) in its first 9 seconds. A crash that repeats fails: each test runs
+# the launch again once only, and shows the failed cells' logs first.
+tcp_race() {
+  grep -rqsE "Operation now in progress \(115\)|did not connect within" "$@" \
+    || grep -rqsE --include=cells.tsv $'\tfailed\t[0-9]s\texit 13[4-9]: ' "$@"
+}
+# failed_cells FOLDER...: the last lines of each failed cell's log, so that a
+# failure says why (a crash's backtrace: Open MPI prints one).
+failed_cells() {
+  local tsv prog pp t d log
+  for tsv in $(find "$@" -name cells.tsv 2>/dev/null); do
+    awk -F'\t' '$2 == "failed" { print $1 }' "$tsv" | while read -r prog pp t d; do
+      log=$(dirname "$tsv")/cells/${prog}_P${pp#P=}_${t}_${d}.log
+      echo "     | == $log, its last lines:"
+      tail -n 20 "$log" 2>/dev/null | sed 's/^/     | /'
+    done
+  done
+}
